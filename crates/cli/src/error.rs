@@ -1,0 +1,27 @@
+//! The binary's one error type: everything that ends a command without a tool result.
+
+use std::path::PathBuf;
+
+/// A command could not produce a tool result.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CliError {
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    #[error("--dir {}: {source}", path.display())]
+    Location {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("--dir {}: not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    #[error("cannot read the input from standard input: {0}")]
+    Stdin(#[source] std::io::Error),
+    #[error("the input is not valid JSON: {0}")]
+    InputJson(#[source] serde_json::Error),
+    #[error("cannot write the output: {0}")]
+    Output(#[source] std::io::Error),
+    #[error("halted: {0}")]
+    Halt(tackle_tool_core::Halt),
+    #[error("the call could not be settled: {0}")]
+    Defect(tackle_tool_core::Defect),
+}

@@ -1,0 +1,105 @@
+//! `tackle`: the tool runtime on the command line.
+//!
+//! The binary is a host like any other: it builds the tools for one Location (the current
+//! directory, or `--dir`), then lists their definitions (`tackle tools`) or settles one call
+//! (`tackle call`). It owns no tool behaviour of its own.
+//!
+//! Exit codes: 0 for a success result, 1 for an error result, 2 for a usage error, a halt or a
+//! call that could not be settled at all.
+
+mod call;
+mod error;
+mod host;
+mod tools;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::error::CliError;
+
+#[derive(Debug, Parser)]
+#[command(name = "tackle", version, about = "The tool runtime for coding agents")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the definitions of the available tools.
+    Tools {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ToolsFormat::Text)]
+        format: ToolsFormat,
+        /// The Location (workspace directory); defaults to the current directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Settle one tool call and print its result.
+    Call {
+        /// The tool name.
+        tool: String,
+        /// The input as JSON, or `-` to read it from standard input; defaults to `{}`.
+        input: Option<String>,
+        /// The Location (workspace directory); defaults to the current directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Answer every permission ask with "once" (a deny still denies).
+        #[arg(long)]
+        yes: bool,
+        /// Print the whole settlement as JSON instead of the model text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ToolsFormat {
+    /// One line per tool: name and the first line of its description.
+    Text,
+    /// The definitions as a JSON array.
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => return report(&CliError::Runtime(err)),
+    };
+    let outcome = runtime.block_on(async move {
+        match cli.command {
+            Command::Tools { format, dir } => tools::run(format, dir.as_deref()),
+            Command::Call {
+                tool,
+                input,
+                dir,
+                yes,
+                json,
+            } => {
+                call::run(call::CallArgs {
+                    tool,
+                    input,
+                    dir,
+                    yes,
+                    json,
+                })
+                .await
+            }
+        }
+    });
+    match outcome {
+        Ok(code) => code,
+        Err(err) => report(&err),
+    }
+}
+
+fn report(err: &CliError) -> ExitCode {
+    eprintln!("tackle: {err}");
+    ExitCode::from(2)
+}

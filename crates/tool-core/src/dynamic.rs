@@ -1,0 +1,157 @@
+//! Tools described at run time by a JSON Schema (MCP servers, configured tools).
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use jsonschema::Validator;
+use serde_json::Value;
+
+use crate::tool::{Runtime, SettleFuture, default_content, invalid_input, invalid_output};
+use crate::{Content, Context, InvalidSchema, Tool, ToolError, ToolOutput};
+
+type DynFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send>>;
+type DynExecute = Box<dyn Fn(Value, Context) -> DynFuture + Send + Sync>;
+type DynModel = Box<dyn Fn(&Value) -> Vec<Content> + Send + Sync>;
+
+/// A tool described by JSON Schemas, being built; [`DynamicTool::build`] gives a [`Tool`].
+///
+/// The input is validated against the input schema at settlement (failure: `Invalid tool
+/// input: ...`, the closure never runs); an output schema, when given, validates the returned
+/// value the same way.
+pub struct DynamicTool {
+    description: String,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    execute: DynExecute,
+    model_output: Option<DynModel>,
+}
+
+impl fmt::Debug for DynamicTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynamicTool")
+            .field("description", &self.description)
+            .field("input_schema", &self.input_schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// Starts a tool whose input is described by `input_schema` and executed by `execute`.
+    pub fn dynamic<F, Fut>(
+        description: impl Into<String>,
+        input_schema: Value,
+        execute: F,
+    ) -> DynamicTool
+    where
+        F: Fn(Value, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        DynamicTool {
+            description: description.into(),
+            input_schema,
+            output_schema: None,
+            execute: Box::new(move |input, ctx| Box::pin(execute(input, ctx))),
+            model_output: None,
+        }
+    }
+}
+
+impl DynamicTool {
+    /// Declares (and enforces) the schema of the returned value.
+    #[must_use]
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// Projects the returned value to what the model reads.
+    #[must_use]
+    pub fn model_output<F>(mut self, project: F) -> Self
+    where
+        F: Fn(&Value) -> Vec<Content> + Send + Sync + 'static,
+    {
+        self.model_output = Some(Box::new(project));
+        self
+    }
+
+    /// Compiles the schemas and gives the finished tool.
+    pub fn build(self) -> Result<Tool, InvalidSchema> {
+        let input = compile("input", &self.input_schema)?;
+        let output = self
+            .output_schema
+            .as_ref()
+            .map(|s| compile("output", s))
+            .transpose()?;
+        let output_schema = self
+            .output_schema
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        let runtime = DynamicRuntime {
+            input,
+            output,
+            execute: self.execute,
+            model_output: self.model_output,
+        };
+        Ok(Tool::from_runtime(
+            self.description,
+            self.input_schema,
+            output_schema,
+            Box::new(runtime),
+        ))
+    }
+}
+
+fn compile(which: &'static str, schema: &Value) -> Result<Validator, InvalidSchema> {
+    jsonschema::validator_for(schema).map_err(|err| InvalidSchema {
+        which,
+        message: err.to_string(),
+    })
+}
+
+/// All of a value's schema violations, one per line, each with its JSON pointer.
+fn violations(validator: &Validator, value: &Value) -> Option<String> {
+    let messages: Vec<String> = validator
+        .iter_errors(value)
+        .map(|err| {
+            let path = err.instance_path().to_string();
+            if path.is_empty() {
+                err.to_string()
+            } else {
+                format!("{path}: {err}")
+            }
+        })
+        .collect();
+    (!messages.is_empty()).then(|| messages.join("; "))
+}
+
+struct DynamicRuntime {
+    input: Validator,
+    output: Option<Validator>,
+    execute: DynExecute,
+    model_output: Option<DynModel>,
+}
+
+impl Runtime for DynamicRuntime {
+    fn run<'a>(&'a self, input: &'a Value, ctx: &'a Context) -> SettleFuture<'a> {
+        Box::pin(async move {
+            if let Some(problems) = violations(&self.input, input) {
+                return Err(invalid_input(problems));
+            }
+            let output = (self.execute)(input.clone(), ctx.clone()).await?;
+            if let Some(problems) = self.output.as_ref().and_then(|v| violations(v, &output)) {
+                return Err(invalid_output(problems));
+            }
+            let content = match &self.model_output {
+                Some(project) => project(&output)
+                    .into_iter()
+                    .map(Content::into_output)
+                    .collect(),
+                None => default_content(&output),
+            };
+            Ok(ToolOutput {
+                structured: output,
+                content,
+            })
+        })
+    }
+}

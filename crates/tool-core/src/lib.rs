@@ -1,0 +1,41 @@
+//! The one opaque tool value of tackle.
+//!
+//! Every executable tool — a shipped builtin, an application tool, a tool that an MCP server
+//! describes at run time — is a [`Tool`]. A `Tool` is a cheap, cloneable handle around a private,
+//! type-erased runtime. Authors build one from a typed description ([`Tool::typed`], with input
+//! and output types that carry their own JSON Schema) or from a JSON Schema and a closure over
+//! [`serde_json::Value`] ([`Tool::dynamic`]); both give the same type, and nothing outside this
+//! crate can implement, inspect or execute its runtime except through [`Tool::definition`] and
+//! [`Tool::settle`].
+//!
+//! Invariants:
+//! - Settlement order is fixed: decode input (failure: `Invalid tool input: ...`, execute never
+//!   runs) → execute → encode output (failure: `Tool returned an invalid value for its output
+//!   schema: ...`) → structured projection → model content.
+//! - The error discipline is carried by types: a [`ToolFailure`] is the only error a model sees;
+//!   a [`Halt`] (declined, dismissed, cancelled) stops the host's turn; a [`Defect`] is a bug or a
+//!   broken environment. Nothing converts one into another implicitly.
+//! - A definition is derived once per name and the same `Arc` is returned afterwards.
+//! - This crate depends on no other workspace crate and touches no filesystem or network.
+
+mod content;
+mod context;
+mod dynamic;
+mod error;
+mod name;
+mod schema;
+mod tool;
+mod visibility;
+
+pub use content::{Content, OutputContent, ResultValue, ToolOutput};
+pub use context::{Call, Context};
+pub use dynamic::DynamicTool;
+pub use error::{Defect, Halt, InvalidSchema, RegistrationError, ToolError, ToolFailure};
+pub use name::validate_name;
+pub use schema::{input_schema_for, output_schema_for};
+pub use tool::{Definition, Execute, FnExecute, Tool, TypedTool, from_fn};
+pub use visibility::{ShowAll, Visibility};
+
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

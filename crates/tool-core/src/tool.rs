@@ -1,0 +1,365 @@
+//! The opaque [`Tool`] value and its typed construction.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::schema::{input_schema_for, output_schema_for};
+use crate::{
+    Call, Content, Context, Halt, OutputContent, RegistrationError, ToolError, ToolFailure,
+    ToolOutput, validate_name,
+};
+
+/// What a model is shown about a tool registered under a name.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Definition {
+    /// The registered name.
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// The JSON Schema of the input.
+    pub input_schema: Value,
+    /// The JSON Schema of the structured output.
+    pub output_schema: Value,
+}
+
+pub(crate) type SettleFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
+
+/// The private, type-erased behaviour behind a [`Tool`]. Sealed: only this crate implements it.
+pub(crate) trait Runtime: Send + Sync {
+    /// Decode, execute, encode and project one call's input.
+    fn run<'a>(&'a self, input: &'a Value, ctx: &'a Context) -> SettleFuture<'a>;
+}
+
+struct Shared {
+    description: String,
+    input_schema: Value,
+    output_schema: Value,
+    runtime: Box<dyn Runtime>,
+    definitions: Mutex<HashMap<String, Arc<Definition>>>,
+}
+
+/// The one executable tool type: a cheap, cloneable, opaque handle.
+///
+/// Its runtime cannot be reached from outside this crate:
+///
+/// ```compile_fail
+/// fn peek(tool: &tackle_tool_core::Tool) {
+///     let _ = &tool.shared; // private: a tool is opaque
+/// }
+/// ```
+///
+/// nor can another crate make a tool any other way than through [`Tool::typed`] or
+/// [`Tool::dynamic`]:
+///
+/// ```compile_fail
+/// fn forge(tool: &tackle_tool_core::Tool) -> tackle_tool_core::Tool {
+///     tackle_tool_core::Tool { shared: tool.shared.clone(), action: None } // private fields
+/// }
+/// ```
+#[derive(Clone)]
+pub struct Tool {
+    shared: Arc<Shared>,
+    action: Option<Arc<str>>,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("description", &self.shared.description)
+            .field("action", &self.action)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    pub(crate) fn from_runtime(
+        description: String,
+        input_schema: Value,
+        output_schema: Value,
+        runtime: Box<dyn Runtime>,
+    ) -> Self {
+        let shared = Shared {
+            description,
+            input_schema,
+            output_schema,
+            runtime,
+            definitions: Mutex::new(HashMap::new()),
+        };
+        Self {
+            shared: Arc::new(shared),
+            action: None,
+        }
+    }
+
+    /// Starts a typed tool: `execute` decides the input and output types, whose schemas are
+    /// derived once, here.
+    pub fn typed<E: Execute>(description: impl Into<String>, execute: E) -> TypedTool<E> {
+        TypedTool {
+            description: description.into(),
+            execute,
+            structured: None,
+            model_output: None,
+        }
+    }
+
+    /// The definition of this tool under `name`; derived once per name, then shared.
+    pub fn definition(&self, name: &str) -> Result<Arc<Definition>, RegistrationError> {
+        validate_name(name)?;
+        let mut cache = self
+            .shared
+            .definitions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let definition = cache.entry(name.to_owned()).or_insert_with(|| {
+            Arc::new(Definition {
+                name: name.to_owned(),
+                description: self.shared.description.clone(),
+                input_schema: self.shared.input_schema.clone(),
+                output_schema: self.shared.output_schema.clone(),
+            })
+        });
+        Ok(Arc::clone(definition))
+    }
+
+    /// The permission action of this tool when registered as `name`: the action a builtin
+    /// declared, else the name itself.
+    pub fn permission<'a>(&'a self, name: &'a str) -> &'a str {
+        self.action.as_deref().unwrap_or(name)
+    }
+
+    /// Settles one call: decode → execute → encode → structured projection → model content.
+    ///
+    /// Cancelling `ctx.cancel` stops the execution with [`Halt::Cancelled`].
+    pub async fn settle(&self, call: &Call, ctx: &Context) -> Result<ToolOutput, ToolError> {
+        match ctx
+            .cancel
+            .run_until_cancelled(self.shared.runtime.run(&call.input, ctx))
+            .await
+        {
+            Some(result) => result,
+            None => Err(Halt::Cancelled.into()),
+        }
+    }
+
+    /// True when both handles share one runtime (the same tool, perhaps with another action).
+    pub fn same_runtime(&self, other: &Tool) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// A new tool value sharing this runtime whose permission action is `action`; this value
+    /// is unchanged. For builtins only (`edit`, `write` and `apply_patch` declare `edit`).
+    #[cfg(feature = "builtin-action")]
+    #[must_use]
+    pub fn with_action(&self, action: &str) -> Tool {
+        Tool {
+            shared: Arc::clone(&self.shared),
+            action: Some(Arc::from(action)),
+        }
+    }
+}
+
+/// The execution of a typed tool.
+///
+/// Implement it on a struct that holds the services the tool needs (captured when the tool is
+/// built), or wrap a closure with [`from_fn`].
+pub trait Execute: Send + Sync + 'static {
+    /// The decoded input; its schema is the one the model sees.
+    type Input: DeserializeOwned + JsonSchema + Send;
+    /// The complete domain output.
+    type Output: Serialize + JsonSchema + Send;
+
+    /// Runs one call. Return [`ToolError::Failure`] only for expected failures.
+    fn execute(
+        &self,
+        input: Self::Input,
+        ctx: &Context,
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
+}
+
+/// An [`Execute`] made from a closure over the input and an owned [`Context`].
+pub struct FnExecute<F, I> {
+    f: F,
+    input: PhantomData<fn(I)>,
+}
+
+impl<F, I> fmt::Debug for FnExecute<F, I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FnExecute").finish_non_exhaustive()
+    }
+}
+
+/// Wraps `f` as an [`Execute`].
+///
+/// ```
+/// use tackle_tool_core::{from_fn, Context, Tool, ToolError};
+/// let tool = Tool::typed(
+///     "Adds one",
+///     from_fn(|n: u32, _ctx: Context| async move { Ok::<_, ToolError>(n + 1) }),
+/// )
+/// .build();
+/// assert_eq!(tool.definition("inc").unwrap().description, "Adds one");
+/// ```
+pub fn from_fn<F, I, O, Fut>(f: F) -> FnExecute<F, I>
+where
+    F: Fn(I, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+    I: DeserializeOwned + JsonSchema + Send + 'static,
+    O: Serialize + JsonSchema + Send,
+{
+    FnExecute {
+        f,
+        input: PhantomData,
+    }
+}
+
+impl<F, I, O, Fut> Execute for FnExecute<F, I>
+where
+    F: Fn(I, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+    I: DeserializeOwned + JsonSchema + Send + 'static,
+    O: Serialize + JsonSchema + Send,
+{
+    type Input = I;
+    type Output = O;
+
+    fn execute(
+        &self,
+        input: I,
+        ctx: &Context,
+    ) -> impl Future<Output = Result<O, ToolError>> + Send {
+        (self.f)(input, ctx.clone())
+    }
+}
+
+type StructuredFn<O> = Box<dyn Fn(&O) -> Result<Value, serde_json::Error> + Send + Sync>;
+type ModelFn<O> = Box<dyn Fn(&O) -> Vec<Content> + Send + Sync>;
+
+/// A typed tool being described; [`TypedTool::build`] turns it into a [`Tool`].
+pub struct TypedTool<E: Execute> {
+    description: String,
+    execute: E,
+    structured: Option<(Value, StructuredFn<E::Output>)>,
+    model_output: Option<ModelFn<E::Output>>,
+}
+
+impl<E: Execute> fmt::Debug for TypedTool<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TypedTool")
+            .field("description", &self.description)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<E: Execute> TypedTool<E> {
+    /// Projects the output to another structured type, whose schema becomes the output schema.
+    #[must_use]
+    pub fn structured<S, F>(mut self, project: F) -> Self
+    where
+        S: Serialize + JsonSchema,
+        F: Fn(&E::Output) -> S + Send + Sync + 'static,
+    {
+        let project: StructuredFn<E::Output> =
+            Box::new(move |out| serde_json::to_value(project(out)));
+        self.structured = Some((output_schema_for::<S>(), project));
+        self
+    }
+
+    /// Projects the output to what the model reads. Without it, an output that encodes to a
+    /// JSON string is shown as that text and anything else as no content (the result is then
+    /// the structured value).
+    #[must_use]
+    pub fn model_output<F>(mut self, project: F) -> Self
+    where
+        F: Fn(&E::Output) -> Vec<Content> + Send + Sync + 'static,
+    {
+        self.model_output = Some(Box::new(project));
+        self
+    }
+
+    /// The finished, opaque tool.
+    pub fn build(self) -> Tool {
+        let (output_schema, structured) = match self.structured {
+            Some((schema, project)) => (schema, Some(project)),
+            None => (output_schema_for::<E::Output>(), None),
+        };
+        let runtime = TypedRuntime {
+            execute: self.execute,
+            structured,
+            model_output: self.model_output,
+        };
+        Tool::from_runtime(
+            self.description,
+            input_schema_for::<E::Input>(),
+            output_schema,
+            Box::new(runtime),
+        )
+    }
+}
+
+struct TypedRuntime<E: Execute> {
+    execute: E,
+    structured: Option<StructuredFn<E::Output>>,
+    model_output: Option<ModelFn<E::Output>>,
+}
+
+pub(crate) fn invalid_input(message: impl fmt::Display) -> ToolError {
+    ToolFailure::new(format!("Invalid tool input: {message}")).into()
+}
+
+pub(crate) fn invalid_output(message: impl fmt::Display) -> ToolError {
+    ToolFailure::new(format!(
+        "Tool returned an invalid value for its output schema: {message}"
+    ))
+    .into()
+}
+
+/// The default model content: an output that encodes to a string is its text.
+pub(crate) fn default_content(encoded: &Value) -> Vec<OutputContent> {
+    match encoded {
+        Value::String(text) => vec![OutputContent::Text { text: text.clone() }],
+        _ => Vec::new(),
+    }
+}
+
+impl<E: Execute> Runtime for TypedRuntime<E> {
+    fn run<'a>(&'a self, input: &'a Value, ctx: &'a Context) -> SettleFuture<'a> {
+        Box::pin(async move {
+            let input: E::Input = serde_path_to_error::deserialize(input).map_err(|err| {
+                let path = err.path().to_string();
+                if path == "." {
+                    invalid_input(err.inner())
+                } else {
+                    invalid_input(format!("{path}: {}", err.inner()))
+                }
+            })?;
+            let output = self.execute.execute(input, ctx).await?;
+            let encoded = serde_json::to_value(&output).map_err(invalid_output)?;
+            let projected = match &self.structured {
+                Some(project) => Some(project(&output).map_err(invalid_output)?),
+                None => None,
+            };
+            let content = match &self.model_output {
+                Some(project) => project(&output)
+                    .into_iter()
+                    .map(Content::into_output)
+                    .collect(),
+                None => default_content(&encoded),
+            };
+            Ok(ToolOutput {
+                structured: projected.unwrap_or(encoded),
+                content,
+            })
+        })
+    }
+}

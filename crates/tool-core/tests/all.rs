@@ -1,0 +1,7 @@
+//! Integration tests of tackle-tool-core.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on broken setup
+
+mod dynamic;
+mod schemas;
+mod settle;

@@ -1,0 +1,102 @@
+//! Project automation for tackle, run as `cargo xtask <task>`.
+//!
+//! - `ci`: everything CI checks, in order: fmt, clippy (`-D warnings`), nextest, doc tests, tidy.
+//! - `tidy`: the architecture and hygiene rules that the compiler cannot check (see [`tidy`]).
+//! - `bench <name>`: the benchmarks that issues ask for, each against its named peer.
+//!
+//! xtask is not part of the product; it may spawn processes and read the tree freely.
+
+mod tidy;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root();
+    let result = match args.first().map(String::as_str) {
+        Some("ci") => ci(&root),
+        Some("tidy") => tidy::run(&root).map_err(|problems| problems.join("\n")),
+        Some("bench") => bench(&args[1..]),
+        _ => Err(USAGE.to_owned()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+const USAGE: &str = "usage: cargo xtask <ci | tidy | bench <name>>";
+
+/// The names `cargo xtask bench` accepts; each issue with a performance target adds its own.
+const BENCHES: &[&str] = &[];
+
+fn workspace_root() -> PathBuf {
+    // CARGO_MANIFEST_DIR is <root>/xtask at build time.
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+fn ci(root: &Path) -> Result<(), String> {
+    let steps: &[&[&str]] = &[
+        &["fmt", "--all", "--check"],
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &[
+            "nextest",
+            "run",
+            "--workspace",
+            "--locked",
+            "--no-fail-fast",
+        ],
+        &["test", "--workspace", "--doc", "--locked"],
+    ];
+    for step in steps {
+        cargo(root, step)?;
+    }
+    tidy::run(root).map_err(|problems| problems.join("\n"))?;
+    eprintln!("xtask: ci passed");
+    Ok(())
+}
+
+pub(crate) fn cargo(root: &Path, args: &[&str]) -> Result<(), String> {
+    eprintln!("xtask: cargo {}", args.join(" "));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(args)
+        .current_dir(root)
+        .status()
+        .map_err(|err| format!("cannot run cargo: {err}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    }
+}
+
+fn bench(args: &[String]) -> Result<(), String> {
+    let name = args.first().map(String::as_str);
+    let available = if BENCHES.is_empty() {
+        "(none yet)".to_owned()
+    } else {
+        BENCHES.join(", ")
+    };
+    match name {
+        None => Err(format!(
+            "usage: cargo xtask bench <name>; available: {available}"
+        )),
+        Some(name) => Err(format!("unknown bench `{name}`; available: {available}")),
+    }
+}
