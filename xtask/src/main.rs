@@ -17,7 +17,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(&root),
         Some("tidy") => tidy::run(&root).map_err(|problems| problems.join("\n")),
-        Some("bench") => bench(&args[1..]),
+        Some("bench") => bench(&root, &args[1..]),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -31,8 +31,18 @@ fn main() -> ExitCode {
 
 const USAGE: &str = "usage: cargo xtask <ci | tidy | bench <name>>";
 
-/// The names `cargo xtask bench` accepts; each issue with a performance target adds its own.
-const BENCHES: &[&str] = &[];
+/// A benchmark: `cargo xtask bench <name>` runs `cargo bench -p <package> --bench <target>`.
+///
+/// Each bench is a `harness = false` target in its crate's `benches/` that measures tackle and
+/// the named peer in the same run and prints both, their ratio and the target it must meet.
+struct Bench {
+    name: &'static str,
+    package: &'static str,
+    target: &'static str,
+}
+
+/// Every benchmark an issue asks for; each issue with a performance target adds its own line.
+const BENCHES: &[Bench] = &[];
 
 fn workspace_root() -> PathBuf {
     // CARGO_MANIFEST_DIR is <root>/xtask at build time.
@@ -86,17 +96,29 @@ pub(crate) fn cargo(root: &Path, args: &[&str]) -> Result<(), String> {
     }
 }
 
-fn bench(args: &[String]) -> Result<(), String> {
-    let name = args.first().map(String::as_str);
-    let available = if BENCHES.is_empty() {
+fn bench(root: &Path, args: &[String]) -> Result<(), String> {
+    let names: Vec<&str> = BENCHES.iter().map(|b| b.name).collect();
+    let available = if names.is_empty() {
         "(none yet)".to_owned()
     } else {
-        BENCHES.join(", ")
+        names.join(", ")
     };
-    match name {
-        None => Err(format!(
-            "usage: cargo xtask bench <name>; available: {available}"
-        )),
-        Some(name) => Err(format!("unknown bench `{name}`; available: {available}")),
-    }
+    let Some(name) = args.first() else {
+        return Err(format!(
+            "usage: cargo xtask bench <name> [args...]; available: {available}"
+        ));
+    };
+    let Some(bench) = BENCHES.iter().find(|b| b.name == name) else {
+        return Err(format!("unknown bench `{name}`; available: {available}"));
+    };
+    let mut cargo_args = vec![
+        "bench",
+        "--package",
+        bench.package,
+        "--bench",
+        bench.target,
+        "--",
+    ];
+    cargo_args.extend(args[1..].iter().map(String::as_str));
+    cargo(root, &cargo_args)
 }
