@@ -1,6 +1,7 @@
 //! Project automation for tackle, run as `cargo xtask <task>`.
 //!
-//! - `ci`: everything CI checks, in order: fmt, clippy (`-D warnings`), nextest, doc tests, tidy.
+//! - `ci`: everything CI checks, in order: fmt, clippy (`-D warnings`), nextest, doc tests, the
+//!   builtins again without default features, tidy.
 //! - `tidy`: the architecture and hygiene rules that the compiler cannot check (see [`tidy`]).
 //! - `bench <name>`: the benchmarks that issues ask for, each against its named peer.
 //!
@@ -42,7 +43,48 @@ struct Bench {
 }
 
 /// Every benchmark an issue asks for; each issue with a performance target adds its own line.
-const BENCHES: &[Bench] = &[];
+const BENCHES: &[Bench] = &[
+    Bench {
+        name: "read",
+        package: "tackle-builtins",
+        target: "read",
+    },
+    Bench {
+        name: "edit",
+        package: "tackle-builtins",
+        target: "edit",
+    },
+    Bench {
+        name: "settle",
+        package: "tackle-registry",
+        target: "settle",
+    },
+    Bench {
+        name: "bound",
+        package: "tackle-output-store",
+        target: "bound",
+    },
+    Bench {
+        name: "permission",
+        package: "tackle-permission",
+        target: "permission",
+    },
+    Bench {
+        name: "apply_patch",
+        package: "tackle-builtins",
+        target: "apply_patch",
+    },
+    Bench {
+        name: "search",
+        package: "tackle-builtins",
+        target: "search",
+    },
+    Bench {
+        name: "bash",
+        package: "tackle-builtins",
+        target: "bash",
+    },
+];
 
 fn workspace_root() -> PathBuf {
     // CARGO_MANIFEST_DIR is <root>/xtask at build time.
@@ -72,6 +114,27 @@ fn ci(root: &Path) -> Result<(), String> {
             "--no-fail-fast",
         ],
         &["test", "--workspace", "--doc", "--locked"],
+        // The builtins without the `web` feature: file and shell tools with no HTTP/TLS stack.
+        &[
+            "clippy",
+            "--package",
+            "tackle-builtins",
+            "--all-targets",
+            "--no-default-features",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &[
+            "nextest",
+            "run",
+            "--package",
+            "tackle-builtins",
+            "--no-default-features",
+            "--locked",
+            "--no-tests=warn",
+        ],
     ];
     for step in steps {
         cargo(root, step)?;

@@ -1,6 +1,72 @@
-//! Bounding of tool output (not yet built).
+//! Bounding of tool output, and the managed outputs that keep what a bound leaves out.
 //!
-//! This crate will hold the generic bound that the registry's settle applies to every
-//! successful result: previews within 2000 lines / 50 KiB, managed spill files with 7-day
-//! retention, and opaque output references. It depends only on `tackle-tool-core`.
-//! Until its issue lands it exports nothing, so nothing can rely on behaviour it lacks.
+//! Place: the registry's settle passes every successful [`ToolOutput`] through
+//! [`OutputStore::bound`]; the `read` tool serves managed outputs back with
+//! [`OutputStore::read_page`]. This crate depends only on `tackle-tool-core` and touches no
+//! file outside its managed directory.
+//!
+//! Invariants:
+//! - Output whose model-visible text (the text parts, joined) is within [`MAX_LINES`] lines and
+//!   [`MAX_BYTES`] bytes (configurable) passes unchanged, media included, with no reference,
+//!   and without being copied or serialized.
+//! - Otherwise the full text is saved as a managed output and the model text becomes a preview
+//!   within both limits, marker included: a head and a (larger) tail on line and code-point
+//!   boundaries, with one marker line stating exactly how many lines and bytes were omitted,
+//!   which lines, and how to read them (the [`OutputRef`], which `read` accepts with
+//!   offset/limit). A line too long for the budget is shortened in the middle with its own
+//!   marker, so one minified line never empties the preview.
+//! - A structured value over [`MAX_STRUCTURED_BYTES`] (compact JSON) is saved as pretty JSON
+//!   and replaced by a small object `{truncated, bytes, reference}`.
+//! - Media is never cut; an inline media item over [`MAX_INLINE_MEDIA_BYTES`] is an error.
+//! - Managed outputs: a flat directory (created 0700 on the first spill, never a symbolic
+//!   link), files created exclusively (0600) under unguessable names; a file is capped at
+//!   `spill_cap` (head and tail kept, the gap recorded); the directory has a size quota (oldest
+//!   evicted) and age retention. Models and hosts only ever see `tool-output://<id>`.
+//! - Every storage failure is a typed [`StoreError`]; nothing degrades to a silent, empty or
+//!   unexplained preview.
+//!
+//! ```
+//! use tackle_output_store::{OutputStore, StoreConfig};
+//! use tackle_tool_core::{OutputContent, ToolOutput};
+//!
+//! let data = tempfile::tempdir()?;
+//! let store = OutputStore::new(StoreConfig::in_data_dir(data.path()));
+//! let text: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
+//! let output = ToolOutput {
+//!     structured: serde_json::Value::Null,
+//!     content: vec![OutputContent::Text { text }],
+//! };
+//! let bounded = store.bound("session-1", "call-1", output)?;
+//! assert!(bounded.truncated && bounded.omitted_lines == 3001);
+//! let reference = &bounded.references[0]; // shown to the model as tool-output://<id>
+//! let page = store.read_page(reference, 2500, 2)?;
+//! assert_eq!(page.lines, ["line 2500", "line 2501"]);
+//! assert_eq!((page.total_lines, page.next), (5000, Some(2502)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod bound;
+mod cleanup;
+mod config;
+mod error;
+mod page;
+mod preview;
+mod reference;
+mod spill;
+mod store;
+mod structured;
+mod text;
+
+pub use bound::{Bounded, BoundedText};
+pub use cleanup::CleanupReport;
+pub use config::{
+    DEFAULT_QUOTA, DEFAULT_SPILL_CAP, MANAGED_DIRECTORY, MAX_BYTES, MAX_INLINE_MEDIA_BYTES,
+    MAX_LINES, MAX_STRUCTURED_BYTES, MIN_BYTES, MIN_SPILL_CAP, RETENTION, StoreConfig,
+};
+pub use error::StoreError;
+pub use page::{Dropped, PAGE_FRAME_BYTES, PAGE_FRAME_LINES, PAGE_LINE_OVERHEAD, Page};
+pub use reference::{OutputRef, SCHEME};
+pub use store::{DroppedBytes, ManagedOutput, OutputStore};
+
+#[cfg(doc)]
+use tackle_tool_core::ToolOutput;

@@ -1,6 +1,39 @@
-//! Permission rules (not yet built).
+//! Permission rules for tackle: wildcard matching, evaluation, asking, saved approvals.
 //!
-//! This crate will hold rules, wildcard matching, evaluation, asking and saved approvals, and
-//! implement `tackle_tool_core::Visibility` for rulesets. It depends only on
-//! `tackle-tool-core`. Until its issue lands it exports nothing, so nothing can rely on
-//! behaviour it lacks.
+//! A [`Rule`] pairs an action pattern and a resource pattern with an [`Effect`]; a
+//! [`Ruleset`] is ordered and the **last** matching rule wins, no match meaning ask. The
+//! [`Permission`] service asserts a [`Request`]: a configured deny of any resource blocks it
+//! (saved approvals never override a configured deny); all resources allowed by the
+//! configured rules plus the [`SavedApprovals`] pass; anything else waits for an [`Asker`] or a
+//! host [`reply`](Permission::reply). [`Permission::explain`] says which rule decided and
+//! where it came from. [`parse_config`] reads the opencode/Kilo `permission` object.
+//!
+//! Invariants:
+//! - Matching ([`matches()`], [`Pattern`]) never backtracks: its cost is linear in the input for
+//!   a given pattern, whatever the pattern.
+//! - A configured deny always wins; an "always" saves only allows.
+//! - Every pending request ends exactly once: answered, covered by an "always", declined by a
+//!   reject in its session or by [`Permission::close`], or withdrawn when its `assert` future
+//!   is dropped.
+//! - This crate depends on `tackle-tool-core` only (it implements its `Visibility` for catalog
+//!   filtering) and touches no file but the saved-approvals file.
+
+mod config;
+mod error;
+mod explain;
+mod index;
+mod jsonc;
+mod request;
+mod rule;
+mod saved;
+mod service;
+mod wildcard;
+
+pub use config::{UnknownKeys, parse_config, parse_permission};
+pub use error::PermissionError;
+pub use explain::{Decider, Explanation};
+pub use request::{AnswerAll, Asker, PendingRequest, Reply, ReplyLater, Request, Source};
+pub use rule::{Effect, Rule, RuleOrigin, Ruleset};
+pub use saved::SavedApprovals;
+pub use service::Permission;
+pub use wildcard::{Pattern, matches};

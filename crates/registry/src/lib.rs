@@ -1,6 +1,33 @@
-//! Tool registration and the settle boundary (not yet built).
+//! Tool registration and the settle boundary.
 //!
-//! This crate will hold `ApplicationTools` (process-wide), `ToolRegistry` (one per Location),
-//! snapshots (`Materialization`) and `settle`, the only place that executes a tool and bounds
-//! its output. It must never depend on `tackle-permission`, directly or transitively.
-//! Until its issue lands it exports nothing, so nothing can rely on behaviour it lacks.
+//! Three layers of registrations hold [`Tool`](tackle_tool_core::Tool) values under names:
+//! - [`ApplicationTools`]: process-scoped, shared by every Location (one value, cloned, per
+//!   process — not a global static, so tests stay isolated);
+//! - the Location layer of a [`ToolRegistry`] (one registry per workspace directory), fed
+//!   through the register-only [`Tools`] view that Location producers (builtins) receive;
+//! - Session layers of the same registry ([`ToolRegistry::session_tools`]), seen only by that
+//!   session's snapshots.
+//!
+//! Invariants:
+//! - `register` validates every name before changing anything; a batch is added atomically and
+//!   removed exactly, by dropping its [`Registration`] guard, which reveals the next active
+//!   registration of each name. The newest active registration of a name wins; Session shadows
+//!   Location, Location shadows application.
+//! - [`ToolRegistry::materialize`] takes an immutable snapshot ([`Materialization`]);
+//!   [`Materialization::settle`] is the only place that executes a tool and bounds its output
+//!   (through `tackle-output-store`). A call whose effective registration changed since the
+//!   snapshot is refused as `Stale tool call: <name>`; an execution that started finishes.
+//! - The registry authorizes nothing and never depends on `tackle-permission`: catalog
+//!   filtering sees only the [`Visibility`](tackle_tool_core::Visibility) trait.
+
+mod application;
+mod error;
+mod layer;
+mod registry;
+mod snapshot;
+
+pub use application::ApplicationTools;
+pub use error::SettleError;
+pub use layer::Registration;
+pub use registry::{ToolRegistry, Tools};
+pub use snapshot::{Materialization, Settlement};

@@ -93,6 +93,21 @@ impl ToolOutput {
     }
 }
 
+impl ToolOutput {
+    /// Like [`to_result_value`](Self::to_result_value), consuming the output (no copy).
+    pub fn into_result_value(self) -> ResultValue {
+        let mut content = self.content;
+        match content.as_slice() {
+            [] => ResultValue::Json(self.structured),
+            [OutputContent::Text { .. }] => match content.pop() {
+                Some(OutputContent::Text { text }) => ResultValue::Text(text),
+                _ => ResultValue::Content(content),
+            },
+            _ => ResultValue::Content(content),
+        }
+    }
+}
+
 /// A tool result as a provider receives it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "value", rename_all = "lowercase")]

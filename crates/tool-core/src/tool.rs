@@ -6,6 +6,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -142,14 +143,23 @@ impl Tool {
     ///
     /// Cancelling `ctx.cancel` stops the execution with [`Halt::Cancelled`].
     pub async fn settle(&self, call: &Call, ctx: &Context) -> Result<ToolOutput, ToolError> {
-        match ctx
-            .cancel
-            .run_until_cancelled(self.shared.runtime.run(&call.input, ctx))
-            .await
-        {
-            Some(result) => result,
-            None => Err(Halt::Cancelled.into()),
+        if ctx.cancel.is_cancelled() {
+            return Err(Halt::Cancelled.into());
         }
+        // The execution is polled before the cancellation so that a call that completes
+        // without waiting never registers with the token (which takes a lock).
+        let mut run = std::pin::pin!(self.shared.runtime.run(&call.input, ctx));
+        let mut cancelled = std::pin::pin!(ctx.cancel.cancelled());
+        std::future::poll_fn(|cx| {
+            if let Poll::Ready(result) = run.as_mut().poll(cx) {
+                return Poll::Ready(result);
+            }
+            match cancelled.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Err(Halt::Cancelled.into())),
+                Poll::Pending => Poll::Pending,
+            }
+        })
+        .await
     }
 
     /// True when both handles share one runtime (the same tool, perhaps with another action).
@@ -332,17 +342,26 @@ pub(crate) fn default_content(encoded: &Value) -> Vec<OutputContent> {
     }
 }
 
+/// Decodes a typed input. The fast path is plain serde; only a failure is decoded again with
+/// path tracking, so that the error names the offending field.
+fn decode<I: DeserializeOwned>(input: &Value) -> Result<I, ToolError> {
+    if let Ok(decoded) = I::deserialize(input) {
+        return Ok(decoded);
+    }
+    serde_path_to_error::deserialize::<_, I>(input).map_err(|err| {
+        let path = err.path().to_string();
+        if path == "." {
+            invalid_input(err.inner())
+        } else {
+            invalid_input(format!("{path}: {}", err.inner()))
+        }
+    })
+}
+
 impl<E: Execute> Runtime for TypedRuntime<E> {
     fn run<'a>(&'a self, input: &'a Value, ctx: &'a Context) -> SettleFuture<'a> {
         Box::pin(async move {
-            let input: E::Input = serde_path_to_error::deserialize(input).map_err(|err| {
-                let path = err.path().to_string();
-                if path == "." {
-                    invalid_input(err.inner())
-                } else {
-                    invalid_input(format!("{path}: {}", err.inner()))
-                }
-            })?;
+            let input: E::Input = decode(input)?;
             let output = self.execute.execute(input, ctx).await?;
             let encoded = serde_json::to_value(&output).map_err(invalid_output)?;
             let projected = match &self.structured {

@@ -1,0 +1,351 @@
+//! `bound`: the generic bound the registry's settle applies to every successful output.
+//!
+//! The model reads the text parts, so the text is what is bounded (never a JSON envelope of
+//! it): the text parts joined, a newline between two parts when the first does not end with
+//! one. Output within the limits is returned as it came, without copying or serializing
+//! anything. Media parts are never cut; the structured value is bounded on its own.
+
+use tackle_tool_core::{OutputContent, ToolOutput};
+
+use crate::preview::{self, Limits, MarkerInfo};
+use crate::reference::OutputRef;
+use crate::store::OutputStore;
+use crate::text::{Text, count_lines, more_lines_than};
+use crate::{MAX_INLINE_MEDIA_BYTES, StoreError, structured};
+
+/// An output after the bound: what the model and the host receive, plus exact truncation facts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bounded {
+    /// The bounded output: the preview in place of the text parts, media unchanged, and the
+    /// structured value or the small object that replaced it.
+    pub output: ToolOutput,
+    /// Something was left out (text or structured value).
+    pub truncated: bool,
+    /// Whole lines of text left out of the preview.
+    pub omitted_lines: u64,
+    /// Bytes left out: text bytes missing from the preview (including the middles of shortened
+    /// lines) plus the compact JSON size of a replaced structured value.
+    pub omitted_bytes: u64,
+    /// The managed outputs holding what was left out: the text's, then the structured value's.
+    pub references: Vec<OutputRef>,
+}
+
+/// A text after the bound, from [`OutputStore::bound_bytes`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundedText {
+    /// The text, or its preview.
+    pub text: String,
+    /// Something was left out.
+    pub truncated: bool,
+    /// Whole lines left out.
+    pub omitted_lines: u64,
+    /// Bytes left out.
+    pub omitted_bytes: u64,
+    /// The managed output holding the exact bytes, when they were saved.
+    pub reference: Option<OutputRef>,
+    /// The bytes were not valid UTF-8: the text shows U+FFFD and the managed output keeps them.
+    pub invalid_utf8: bool,
+}
+
+/// The note a preview of invalid UTF-8 carries.
+const INVALID_UTF8_NOTE: &str = "The output is not valid UTF-8: invalid bytes are shown as \
+                                 U+FFFD here and kept unchanged in the full output.";
+
+struct TextBound {
+    preview: String,
+    omitted_lines: u64,
+    omitted_bytes: u64,
+    reference: OutputRef,
+}
+
+impl OutputStore {
+    /// Bounds one tool output (see the crate documentation for the rules). Within the limits it
+    /// is returned unchanged with no reference; otherwise the full text (and a structured value
+    /// over the structured limit) is saved as a managed output and replaced by a preview. A
+    /// storage failure is an error, never an empty or silently shortened preview.
+    pub fn bound(
+        &self,
+        session_id: &str,
+        call_id: &str,
+        mut output: ToolOutput,
+    ) -> Result<Bounded, StoreError> {
+        self.config().validate()?;
+        check_media(&output.content)?;
+        let mut truncated = false;
+        let mut omitted_lines = 0;
+        let mut omitted_bytes = 0;
+        let mut references = Vec::new();
+        if let Some(text) = self.bound_content(session_id, call_id, &output.content)? {
+            truncated |= text.omitted_bytes > 0;
+            omitted_lines += text.omitted_lines;
+            omitted_bytes += text.omitted_bytes;
+            references.push(text.reference);
+            let (content, replaced) =
+                replace_text(std::mem::take(&mut output.content), text.preview);
+            output.content = content;
+            release(replaced);
+        }
+        let limit = self.config().max_structured_bytes();
+        if !structured::fits(&output.structured, limit)? {
+            let bytes = structured::compact_len(&output.structured, usize::MAX)?.unwrap_or(0);
+            let pretty =
+                serde_json::to_vec_pretty(&output.structured).map_err(StoreError::Encode)?;
+            let written = self.spill(session_id, call_id, &pretty)?;
+            output.structured = structured::replacement(&written.reference, bytes, limit);
+            truncated = true;
+            omitted_bytes += bytes as u64;
+            references.push(written.reference);
+        }
+        Ok(Bounded {
+            output,
+            truncated,
+            omitted_lines,
+            omitted_bytes,
+            references,
+        })
+    }
+
+    /// Bounds the text parts of `content`; `None` when they are within the limits.
+    fn bound_content(
+        &self,
+        session_id: &str,
+        call_id: &str,
+        content: &[OutputContent],
+    ) -> Result<Option<TextBound>, StoreError> {
+        let config = self.config();
+        let texts = || content.iter().filter_map(OutputContent::as_text);
+        // Sized without allocating: this runs for every settled output.
+        let (mut parts, mut bytes, mut open_parts, mut last_open) = (0, 0, 0, false);
+        for text in texts() {
+            parts += 1;
+            bytes += text.len();
+            last_open = !text.is_empty() && !text.ends_with('\n');
+            open_parts += usize::from(last_open);
+        }
+        if parts == 0 {
+            return Ok(None);
+        }
+        // A newline joins a part that does not end one to the next part.
+        bytes += open_parts - usize::from(last_open);
+        let within = bytes <= config.max_bytes
+            && if parts == 1 {
+                texts().all(|text| !more_lines_than(text.as_bytes(), config.max_lines))
+            } else {
+                // Each part ends a line once joined, so their line counts add up.
+                let lines: u64 = texts().map(|text| count_lines(text.as_bytes())).sum();
+                lines <= config.max_lines as u64
+            };
+        if within {
+            return Ok(None);
+        }
+        let joined;
+        let text = match texts().next() {
+            Some(one) if parts == 1 => one,
+            _ => {
+                joined = join(&texts().collect::<Vec<_>>(), bytes);
+                joined.as_str()
+            }
+        };
+        self.preview_text(session_id, call_id, Text::str(text), None)
+            .map(Some)
+    }
+
+    /// Bounds raw bytes (for example a process's output). Valid UTF-8 within the limits comes
+    /// back as it is; anything else is saved exactly as a managed output, including valid text
+    /// within the limits that is *not* valid UTF-8, which is shown lossily with a note.
+    pub fn bound_bytes(
+        &self,
+        session_id: &str,
+        call_id: &str,
+        bytes: Vec<u8>,
+    ) -> Result<BoundedText, StoreError> {
+        let config = self.config();
+        config.validate()?;
+        let (text, invalid) = match String::from_utf8(bytes) {
+            Ok(text) => {
+                let within = text.len() <= config.max_bytes
+                    && !more_lines_than(text.as_bytes(), config.max_lines);
+                if within {
+                    return Ok(BoundedText {
+                        text,
+                        truncated: false,
+                        omitted_lines: 0,
+                        omitted_bytes: 0,
+                        reference: None,
+                        invalid_utf8: false,
+                    });
+                }
+                let bound = self.preview_text(session_id, call_id, Text::str(&text), None)?;
+                (bound, false)
+            }
+            Err(err) => {
+                let bytes = err.into_bytes();
+                let note = Some(INVALID_UTF8_NOTE);
+                let bound = self.preview_text(session_id, call_id, Text::bytes(&bytes), note)?;
+                (bound, true)
+            }
+        };
+        Ok(BoundedText {
+            text: text.preview,
+            truncated: text.omitted_bytes > 0,
+            omitted_lines: text.omitted_lines,
+            omitted_bytes: text.omitted_bytes,
+            reference: Some(text.reference),
+            invalid_utf8: invalid,
+        })
+    }
+
+    /// Saves `text` and returns its preview.
+    fn preview_text(
+        &self,
+        session_id: &str,
+        call_id: &str,
+        text: Text<'_>,
+        note: Option<&str>,
+    ) -> Result<TextBound, StoreError> {
+        let config = self.config();
+        let written = self.spill(session_id, call_id, text.bytes)?;
+        let reference = written.reference.to_string();
+        let info = MarkerInfo {
+            reference: &reference,
+            page_lines: crate::page::PageBudget::lines_for(config.max_lines),
+            note,
+        };
+        let limits = Limits {
+            lines: config.max_lines,
+            bytes: config.max_bytes,
+        };
+        let preview = preview::preview(text, written.total_lines, limits, &info);
+        Ok(TextBound {
+            preview: preview.render(text),
+            omitted_lines: preview.omitted_lines,
+            omitted_bytes: preview.omitted_bytes,
+            reference: written.reference,
+        })
+    }
+}
+
+/// The text parts joined as the model reads them.
+fn join(texts: &[&str], bytes: usize) -> String {
+    let mut joined = String::with_capacity(bytes);
+    for (i, text) in texts.iter().enumerate() {
+        joined.push_str(text);
+        if i + 1 < texts.len() && !text.is_empty() && !text.ends_with('\n') {
+            joined.push('\n');
+        }
+    }
+    joined
+}
+
+/// `content` with its text parts replaced by one `preview` part at the first one's place, and
+/// the replaced texts.
+fn replace_text(content: Vec<OutputContent>, preview: String) -> (Vec<OutputContent>, Vec<String>) {
+    let mut preview = Some(preview);
+    let mut replaced = Vec::new();
+    let content = content
+        .into_iter()
+        .filter_map(|part| match part {
+            OutputContent::Text { text } => {
+                replaced.push(text);
+                preview.take().map(|text| OutputContent::Text { text })
+            }
+            file @ OutputContent::File { .. } => Some(file),
+        })
+        .collect();
+    (content, replaced)
+}
+
+/// Replaced texts at least this large are freed on a short-lived thread.
+const DEFERRED_FREE_BYTES: usize = 16 << 20;
+
+/// Frees replaced texts. Returning 100 MB to the system takes about 10 ms of unmapping, which
+/// the caller's settle need not wait for; smaller texts are freed here.
+fn release(texts: Vec<String>) {
+    let bytes: usize = texts.iter().map(String::capacity).sum();
+    if bytes >= DEFERRED_FREE_BYTES {
+        // If no thread can be started the closure, and the texts with it, are dropped here.
+        let _ = std::thread::Builder::new()
+            .name("tackle-output-free".to_owned())
+            .spawn(move || drop(texts));
+    }
+}
+
+fn check_media(content: &[OutputContent]) -> Result<(), StoreError> {
+    for part in content {
+        if let OutputContent::File { uri, mime, .. } = part
+            && let Some(bytes) = inline_bytes(uri)
+            && bytes > MAX_INLINE_MEDIA_BYTES
+        {
+            return Err(StoreError::MediaTooLarge {
+                mime: mime.clone(),
+                bytes,
+                limit: MAX_INLINE_MEDIA_BYTES,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Decoded bytes of a `data:` URI; `None` for other URIs (not inline).
+fn inline_bytes(uri: &str) -> Option<usize> {
+    let (meta, payload) = uri.strip_prefix("data:")?.split_once(',')?;
+    if !meta.ends_with(";base64") {
+        return Some(payload.len());
+    }
+    let padding = payload
+        .bytes()
+        .rev()
+        .take_while(|b| *b == b'=')
+        .count()
+        .min(2);
+    Some((payload.len() - padding) * 3 / 4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_sizes() {
+        assert_eq!(inline_bytes("data:image/png;base64,aGVsbG8="), Some(5));
+        assert_eq!(inline_bytes("data:image/png;base64,iVBORw=="), Some(4));
+        assert_eq!(inline_bytes("data:image/png;base64,aGVsbG8h"), Some(6));
+        assert_eq!(inline_bytes("data:text/plain,hello"), Some(5));
+        assert_eq!(inline_bytes("https://example.com/a.png"), None);
+    }
+
+    #[test]
+    fn joining_makes_each_part_end_a_line() {
+        assert_eq!(join(&["a", "b"], 3), "a\nb");
+        assert_eq!(join(&["a\n", "b"], 3), "a\nb");
+        assert_eq!(join(&["", "b", ""], 1), "b\n");
+        for parts in [
+            &["a", "b"][..],
+            &["a\n", "", "c"],
+            &["", "b", ""],
+            &["x\ny", "z\n"],
+        ] {
+            let lines: u64 = parts.iter().map(|p| count_lines(p.as_bytes())).sum();
+            assert_eq!(count_lines(join(parts, 0).as_bytes()), lines, "{parts:?}");
+        }
+    }
+
+    #[test]
+    fn text_parts_collapse_into_the_preview_in_place() {
+        let file = OutputContent::File {
+            uri: "data:image/png;base64,aGVsbG8=".into(),
+            mime: "image/png".into(),
+            name: None,
+        };
+        let content = vec![
+            file.clone(),
+            OutputContent::Text { text: "a".into() },
+            file.clone(),
+            OutputContent::Text { text: "b".into() },
+        ];
+        let (replaced, texts) = replace_text(content, "P".into());
+        let expected = vec![file.clone(), OutputContent::Text { text: "P".into() }, file];
+        assert_eq!(replaced, expected);
+        assert_eq!(texts, ["a", "b"]);
+    }
+}

@@ -1,0 +1,409 @@
+//! Managed spill files: the directory, exclusive creation, capped writing, opening for reads.
+//!
+//! Invariants:
+//! - the managed directory is created mode 0700 and is never a symbolic link; files are created
+//!   with `create_new` (exclusive), mode 0600, and never opened through a symbolic link;
+//! - a file of at most `spill_cap` bytes holds exactly the output (layout `f`); a larger output
+//!   keeps its head and tail (cut on line boundaries when one is near, otherwise on code-point
+//!   boundaries) behind one fixed-length header line that records what was dropped (layout
+//!   `c`), so the whole file stays within the cap;
+//! - a failed write removes the partial file and returns [`StoreError::Write`].
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use crate::StoreError;
+use crate::reference::{Layout, OutputRef};
+use crate::text::{ceil_boundary, floor_boundary};
+
+const HEADER_PREFIX: &str = "tackle-spill v1 capped:";
+
+/// What a spill produced.
+#[derive(Debug)]
+pub(crate) struct Written {
+    pub(crate) reference: OutputRef,
+    /// Lines of the whole output (not only of what the file kept).
+    pub(crate) total_lines: u64,
+    /// Size of the file.
+    pub(crate) file_bytes: u64,
+}
+
+/// Where a capped file cut the output. Positions are in the original output.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CapHeader {
+    pub(crate) total_bytes: u64,
+    pub(crate) total_lines: u64,
+    /// The kept head is `[0, head_end)`.
+    pub(crate) head_end: u64,
+    pub(crate) head_newlines: u64,
+    /// The kept tail is `[tail_start, total_bytes)`.
+    pub(crate) tail_start: u64,
+    pub(crate) newlines_before_tail: u64,
+    /// The head ends inside a line.
+    pub(crate) head_partial: bool,
+    /// The tail starts inside a line.
+    pub(crate) tail_partial: bool,
+    /// Dropped bytes of the line the head ends in, with its newline (all dropped bytes when the
+    /// head and the tail end and start inside the same line).
+    pub(crate) head_rest: u64,
+    /// Dropped bytes of the line the tail starts in, when that is another line.
+    pub(crate) tail_lead: u64,
+}
+
+impl CapHeader {
+    fn render(&self) -> String {
+        format!(
+            "{HEADER_PREFIX} the middle of this output was dropped to keep the file within the \
+             spill cap. total_bytes={:020} total_lines={:020} head_end={:020} \
+             head_newlines={:020} tail_start={:020} newlines_before_tail={:020} \
+             head_partial={} tail_partial={} head_rest={:020} tail_lead={:020}\n",
+            self.total_bytes,
+            self.total_lines,
+            self.head_end,
+            self.head_newlines,
+            self.tail_start,
+            self.newlines_before_tail,
+            u8::from(self.head_partial),
+            u8::from(self.tail_partial),
+            self.head_rest,
+            self.tail_lead,
+        )
+    }
+
+    /// Every header has this length (fixed-width fields).
+    pub(crate) fn len() -> usize {
+        Self::default().render().len()
+    }
+
+    fn parse(line: &str) -> Option<Self> {
+        let rest = line.strip_prefix(HEADER_PREFIX)?.strip_suffix('\n')?;
+        let field = |name: &str| -> Option<u64> {
+            let key = format!(" {name}=");
+            let at = rest.find(&key)? + key.len();
+            let digits = rest[at..].split(' ').next()?;
+            digits.parse().ok()
+        };
+        let header = Self {
+            total_bytes: field("total_bytes")?,
+            total_lines: field("total_lines")?,
+            head_end: field("head_end")?,
+            head_newlines: field("head_newlines")?,
+            tail_start: field("tail_start")?,
+            newlines_before_tail: field("newlines_before_tail")?,
+            head_partial: field("head_partial")? == 1,
+            tail_partial: field("tail_partial")? == 1,
+            head_rest: field("head_rest")?,
+            tail_lead: field("tail_lead")?,
+        };
+        let sane = header.head_end < header.tail_start
+            && header.tail_start <= header.total_bytes
+            && header.head_newlines <= header.newlines_before_tail
+            && header.head_rest + header.tail_lead <= header.tail_start - header.head_end
+            && (!header.head_partial || header.head_rest > 0);
+        sane.then_some(header)
+    }
+
+    /// Reads and checks the header at the start of `file`.
+    pub(crate) fn read(file: &mut File, reference: &OutputRef) -> Result<Self, StoreError> {
+        let mut buf = vec![0; Self::len()];
+        let corrupt = |problem: &str| StoreError::Corrupt {
+            reference: reference.to_string(),
+            problem: problem.to_owned(),
+        };
+        file.read_exact(&mut buf)
+            .map_err(|source| match source.kind() {
+                io::ErrorKind::UnexpectedEof => corrupt("the file is shorter than its header"),
+                _ => StoreError::Read {
+                    reference: reference.to_string(),
+                    source,
+                },
+            })?;
+        std::str::from_utf8(&buf)
+            .ok()
+            .and_then(Self::parse)
+            .ok_or_else(|| corrupt("the header of a capped output is not readable"))
+    }
+}
+
+/// Creates the managed directory (mode 0700) if needed and checks it is a real directory.
+pub(crate) fn ensure_dir(dir: &Path) -> Result<(), StoreError> {
+    if dir_exists(dir)? {
+        return Ok(());
+    }
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(dir)
+        .map_err(|source| StoreError::Directory {
+            path: dir.to_owned(),
+            source,
+        })?;
+    // Whatever raced us into existence must still be a real directory.
+    if dir_exists(dir)? {
+        Ok(())
+    } else {
+        Err(StoreError::NotADirectory {
+            path: dir.to_owned(),
+        })
+    }
+}
+
+/// Whether the managed directory exists; an error when it is a file or a symbolic link.
+pub(crate) fn dir_exists(dir: &Path) -> Result<bool, StoreError> {
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(StoreError::SymlinkedDirectory {
+            path: dir.to_owned(),
+        }),
+        Ok(meta) if meta.is_dir() => Ok(true),
+        Ok(_) => Err(StoreError::NotADirectory {
+            path: dir.to_owned(),
+        }),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(source) => Err(StoreError::Directory {
+            path: dir.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// Writes `body` to a new managed file in `dir` (which must exist).
+pub(crate) fn write(
+    dir: &Path,
+    session_id: &str,
+    call_id: &str,
+    body: &[u8],
+    spill_cap: u64,
+) -> Result<Written, StoreError> {
+    let layout = if body.len() as u64 > spill_cap {
+        Layout::Capped
+    } else {
+        Layout::Full
+    };
+    let (reference, mut file) = create(dir, session_id, call_id, layout)?;
+    let path = dir.join(reference.file_name());
+    let result = match layout {
+        Layout::Full => write_full(&mut file, body),
+        Layout::Capped => write_capped(&mut file, body, spill_cap),
+    };
+    match result {
+        Ok((total_lines, file_bytes)) => Ok(Written {
+            reference,
+            total_lines,
+            file_bytes,
+        }),
+        Err(source) => {
+            drop(file);
+            // The partial file is useless and must not count against the quota.
+            let _ = fs::remove_file(&path);
+            Err(StoreError::Write {
+                call_id: call_id.to_owned(),
+                path,
+                source,
+            })
+        }
+    }
+}
+
+fn create(
+    dir: &Path,
+    session_id: &str,
+    call_id: &str,
+    layout: Layout,
+) -> Result<(OutputRef, File), StoreError> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    // 100 random bits make a collision practically impossible; retry a few times anyway.
+    let mut attempts = 0;
+    loop {
+        let reference = OutputRef::generate(session_id, layout)?;
+        let path = dir.join(reference.file_name());
+        match options.open(&path) {
+            Ok(file) => return Ok((reference, file)),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists && attempts < 3 => {
+                attempts += 1;
+            }
+            Err(source) => {
+                return Err(StoreError::Write {
+                    call_id: call_id.to_owned(),
+                    path,
+                    source,
+                });
+            }
+        }
+    }
+}
+
+/// Bodies at least this large have their newlines counted on a second thread while the first
+/// writes them (for 100 MB: about 7 ms instead of 13 ms on top of the write).
+const PARALLEL_BYTES: usize = 8 << 20;
+
+fn newlines(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', bytes).count() as u64
+}
+
+/// Runs `write` and counts the newlines of each of `parts`, concurrently for large bodies.
+fn counting<const N: usize>(
+    parts: [&[u8]; N],
+    write: impl FnOnce() -> io::Result<()>,
+) -> io::Result<[u64; N]> {
+    let total: usize = parts.iter().map(|part| part.len()).sum();
+    if total < PARALLEL_BYTES {
+        let counts = parts.map(newlines);
+        write()?;
+        return Ok(counts);
+    }
+    std::thread::scope(|scope| {
+        let counter = std::thread::Builder::new().spawn_scoped(scope, move || parts.map(newlines));
+        let written = write();
+        let counts = match counter {
+            Ok(handle) => handle
+                .join()
+                .map_err(|_| io::Error::other("the line counter failed"))?,
+            // No thread to spare: count here.
+            Err(_) => parts.map(newlines),
+        };
+        written.map(|()| counts)
+    })
+}
+
+fn last_line(bytes: &[u8]) -> u64 {
+    u64::from(bytes.last().is_some_and(|b| *b != b'\n'))
+}
+
+/// (total lines, file bytes).
+pub(crate) fn write_full(file: &mut impl Write, body: &[u8]) -> io::Result<(u64, u64)> {
+    let [newlines] = counting([body], || {
+        file.write_all(body)?;
+        file.flush()
+    })?;
+    Ok((newlines + last_line(body), body.len() as u64))
+}
+
+/// (total lines, file bytes) for an output larger than `spill_cap`.
+pub(crate) fn write_capped(
+    file: &mut (impl Write + Seek),
+    body: &[u8],
+    spill_cap: u64,
+) -> io::Result<(u64, u64)> {
+    let header_len = CapHeader::len();
+    let room = usize::try_from(spill_cap)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(header_len);
+    let (head_end, tail_start) = cut_points(body, room);
+    let (head, dropped, tail) = (
+        &body[..head_end],
+        &body[head_end..tail_start],
+        &body[tail_start..],
+    );
+    let [head_newlines, dropped_newlines, tail_newlines] = counting([head, dropped, tail], || {
+        // The header's numbers are known only after counting: write a placeholder first.
+        file.write_all(CapHeader::default().render().as_bytes())?;
+        file.write_all(head)?;
+        file.write_all(tail)
+    })?;
+    let head_partial = head_end > 0 && body[head_end - 1] != b'\n';
+    let tail_partial = body[tail_start - 1] != b'\n';
+    let (head_rest, tail_lead) = match (
+        memchr::memchr(b'\n', dropped),
+        memchr::memrchr(b'\n', dropped),
+    ) {
+        (Some(first), Some(last)) => (
+            if head_partial { first + 1 } else { 0 },
+            if tail_partial {
+                dropped.len() - last - 1
+            } else {
+                0
+            },
+        ),
+        // No newline in the gap: one line runs from the head into the tail.
+        _ if head_partial => (dropped.len(), 0),
+        _ => (0, dropped.len()),
+    };
+    let header = CapHeader {
+        total_bytes: body.len() as u64,
+        total_lines: head_newlines + dropped_newlines + tail_newlines + last_line(body),
+        head_end: head_end as u64,
+        head_newlines,
+        tail_start: tail_start as u64,
+        newlines_before_tail: head_newlines + dropped_newlines,
+        head_partial,
+        tail_partial,
+        head_rest: head_rest as u64,
+        tail_lead: tail_lead as u64,
+    };
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(header.render().as_bytes())?;
+    file.flush()?;
+    let file_bytes = (header_len + head.len() + tail.len()) as u64;
+    Ok((header.total_lines, file_bytes))
+}
+
+/// Where to cut a body longer than `room` so head and tail fit in it: 40% head, 60% tail, on
+/// a line boundary when one lies in the outer half of each part.
+fn cut_points(body: &[u8], room: usize) -> (usize, usize) {
+    let len = body.len();
+    let head_max = room * 2 / 5;
+    let tail_max = room - head_max;
+    let head_end = match memchr::memrchr(b'\n', &body[..head_max]) {
+        Some(i) if i + 1 >= head_max / 2 => i + 1,
+        // Inside a line; if only its newline would be cut, keep the newline too.
+        _ => match floor_boundary(body, head_max - 1) {
+            at if body[at] == b'\n' => at + 1,
+            at => at,
+        },
+    };
+    let tail_min = len - tail_max;
+    let tail_limit = len - tail_max / 2;
+    let tail_start = match memchr::memchr(b'\n', &body[tail_min - 1..tail_limit - 1]) {
+        Some(i) => tail_min + i,
+        None => ceil_boundary(body, tail_min, len),
+    };
+    (head_end, tail_start)
+}
+
+/// Opens a managed file for reading, refusing symbolic links and anything but a regular file.
+pub(crate) fn open(dir: &Path, reference: &OutputRef) -> Result<File, StoreError> {
+    let not_found = || StoreError::NotFound {
+        reference: reference.to_string(),
+    };
+    if !dir_exists(dir)? {
+        return Err(not_found());
+    }
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // NONBLOCK: a planted FIFO must not hang the reader; it has no effect on regular files.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let read_error = |source| StoreError::Read {
+        reference: reference.to_string(),
+        source,
+    };
+    let file = match options.open(dir.join(reference.file_name())) {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Err(not_found()),
+        Err(source) => return Err(read_error(source)),
+    };
+    let meta = file.metadata().map_err(read_error)?;
+    if !meta.is_file() {
+        return Err(StoreError::Corrupt {
+            reference: reference.to_string(),
+            problem: "it is not a regular file".to_owned(),
+        });
+    }
+    Ok(file)
+}
+
+#[cfg(test)]
+#[path = "spill_tests.rs"]
+mod tests;

@@ -1,0 +1,235 @@
+//! The store handle: configuration, spilling with quota upkeep, reading, cleanup.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::cleanup::{self, CleanupReport};
+use crate::page::{self, Page, PageBudget};
+use crate::reference::{Layout, OutputRef};
+use crate::spill::{self, CapHeader, Written};
+use crate::{StoreConfig, StoreError};
+
+/// A full sweep (retention and quota) runs at most this often on the spill path.
+const SWEEP_INTERVAL: Duration = Duration::from_secs(60 * 60);
+
+/// The output store: bounds tool outputs and keeps the full text of large ones as managed
+/// outputs. A cheap `Clone` handle; all clones share one state. The API is synchronous (it
+/// does file I/O on the spill path only); async hosts call it from a blocking context.
+#[derive(Clone, Debug)]
+pub struct OutputStore {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    config: StoreConfig,
+    usage: Mutex<Usage>,
+}
+
+/// What the store knows about its directory between sweeps.
+#[derive(Debug, Default)]
+struct Usage {
+    bytes: u64,
+    last_sweep: Option<Instant>,
+}
+
+impl OutputStore {
+    /// A store for `config`. Nothing is created until the first spill.
+    pub fn new(config: StoreConfig) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                config,
+                usage: Mutex::new(Usage::default()),
+            }),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &StoreConfig {
+        &self.inner.config
+    }
+
+    /// Saves `body` as a new managed output and keeps the directory within its quota.
+    pub(crate) fn spill(
+        &self,
+        session_id: &str,
+        call_id: &str,
+        body: &[u8],
+    ) -> Result<Written, StoreError> {
+        let config = &self.inner.config;
+        spill::ensure_dir(&config.directory)?;
+        let written = spill::write(
+            &config.directory,
+            session_id,
+            call_id,
+            body,
+            config.spill_cap,
+        )?;
+        self.upkeep(&written);
+        Ok(written)
+    }
+
+    /// Retention and quota after a spill: a full sweep on the first spill, hourly, and whenever
+    /// the tracked size passes the quota.
+    fn upkeep(&self, written: &Written) {
+        let config = &self.inner.config;
+        let mut usage = self
+            .inner
+            .usage
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        usage.bytes = usage.bytes.saturating_add(written.file_bytes);
+        let due = usage
+            .last_sweep
+            .is_none_or(|at| at.elapsed() >= SWEEP_INTERVAL);
+        if !due && usage.bytes <= config.quota {
+            return;
+        }
+        // The output is saved; a failed sweep must not lose it. The next spill (or the host's
+        // own `cleanup`) retries and reports.
+        if let Ok(report) = cleanup::sweep(
+            &config.directory,
+            SystemTime::now(),
+            config.retention,
+            config.quota,
+            Some(&written.reference),
+        ) {
+            usage.bytes = report.kept_bytes;
+            usage.last_sweep = Some(Instant::now());
+        }
+    }
+
+    /// The page of a managed output starting at the 1-based line `offset`, at most `limit`
+    /// lines (and at most `max_lines` minus [`crate::PAGE_FRAME_LINES`]).
+    pub fn read_page(
+        &self,
+        reference: &OutputRef,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Page, StoreError> {
+        if offset == 0 {
+            return Err(StoreError::InvalidPage {
+                problem: "offset is 1-based and must be at least 1",
+            });
+        }
+        if limit == 0 {
+            return Err(StoreError::InvalidPage {
+                problem: "limit must be at least 1",
+            });
+        }
+        let config = &self.inner.config;
+        config.validate()?;
+        let file = spill::open(&config.directory, reference)?;
+        let budget = PageBudget::new(config.max_lines, config.max_bytes, limit);
+        page::read(file, reference, offset, budget)
+    }
+
+    /// Opens a managed output for reading its stored bytes. For a capped output these are its
+    /// head followed directly by its tail; [`ManagedOutput::dropped`] says where the gap is.
+    pub fn open(&self, reference: &OutputRef) -> Result<ManagedOutput, StoreError> {
+        let mut file = spill::open(&self.inner.config.directory, reference)?;
+        let read_error = |source| StoreError::Read {
+            reference: reference.to_string(),
+            source,
+        };
+        let len = file.metadata().map_err(read_error)?.len();
+        let (dropped, stored) = match reference.layout() {
+            Layout::Full => (None, len),
+            Layout::Capped => {
+                let cap = CapHeader::read(&mut file, reference)?;
+                let gap = DroppedBytes {
+                    at: cap.head_end,
+                    bytes: cap.tail_start - cap.head_end,
+                };
+                (Some(gap), len.saturating_sub(CapHeader::len() as u64))
+            }
+        };
+        Ok(ManagedOutput {
+            reader: file.take(stored),
+            stored_bytes: stored,
+            dropped,
+        })
+    }
+
+    /// Removes managed outputs older than the retention, then the oldest ones until the
+    /// directory is within its quota. Files the store did not create, and symbolic links, are
+    /// left alone. A missing directory is empty.
+    pub fn cleanup(&self) -> Result<CleanupReport, StoreError> {
+        let config = &self.inner.config;
+        let report = cleanup::sweep(
+            &config.directory,
+            SystemTime::now(),
+            config.retention,
+            config.quota,
+            None,
+        )?;
+        let mut usage = self
+            .inner
+            .usage
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        usage.bytes = report.kept_bytes;
+        usage.last_sweep = Some(Instant::now());
+        Ok(report)
+    }
+
+    /// Removes every managed output stored for `session_id` (when the host deletes a session).
+    pub fn remove_session(&self, session_id: &str) -> Result<CleanupReport, StoreError> {
+        let report = cleanup::remove_session(&self.inner.config.directory, session_id)?;
+        let mut usage = self
+            .inner
+            .usage
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        usage.bytes = usage.bytes.saturating_sub(report.freed_bytes);
+        Ok(report)
+    }
+}
+
+/// The stored bytes of a managed output, from [`OutputStore::open`].
+#[derive(Debug)]
+pub struct ManagedOutput {
+    reader: io::Take<File>,
+    stored_bytes: u64,
+    dropped: Option<DroppedBytes>,
+}
+
+/// Where a capped output's stored bytes skip over the part the spill cap dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DroppedBytes {
+    /// Offset, in the stored bytes (and in the original output), where the gap is.
+    pub at: u64,
+    /// Bytes of the original output missing there.
+    pub bytes: u64,
+}
+
+impl ManagedOutput {
+    /// How many bytes [`Read`] yields.
+    pub fn stored_bytes(&self) -> u64 {
+        self.stored_bytes
+    }
+
+    /// The gap, for an output that exceeded the spill cap.
+    pub fn dropped(&self) -> Option<DroppedBytes> {
+        self.dropped
+    }
+
+    /// Rewinds to the first stored byte.
+    pub fn rewind(&mut self) -> io::Result<()> {
+        let start = match self.dropped {
+            Some(_) => CapHeader::len() as u64,
+            None => 0,
+        };
+        self.reader.get_mut().seek(SeekFrom::Start(start))?;
+        self.reader.set_limit(self.stored_bytes);
+        Ok(())
+    }
+}
+
+impl Read for ManagedOutput {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.reader.read(buf)
+    }
+}

@@ -1,0 +1,11 @@
+//! Integration tests of tackle-output-store: real files in temporary directories.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on broken setup
+
+mod bound;
+mod cleanup;
+mod common;
+mod faults;
+mod props;
+mod reading;
+mod snapshots;

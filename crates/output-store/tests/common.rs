@@ -1,0 +1,70 @@
+//! Helpers shared by the integration tests.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use tackle_output_store::{OutputStore, StoreConfig};
+use tackle_tool_core::{OutputContent, ToolOutput};
+
+/// A store with the default limits whose managed directory is `<dir>/tool-output`.
+pub(crate) fn store(dir: &Path) -> OutputStore {
+    OutputStore::new(StoreConfig::in_data_dir(dir))
+}
+
+/// A store with the given line and byte limits.
+pub(crate) fn store_with(dir: &Path, max_lines: usize, max_bytes: usize) -> OutputStore {
+    OutputStore::new(StoreConfig {
+        max_lines,
+        max_bytes,
+        ..StoreConfig::in_data_dir(dir)
+    })
+}
+
+pub(crate) fn text(text: impl Into<String>) -> OutputContent {
+    OutputContent::Text { text: text.into() }
+}
+
+pub(crate) fn output(content: Vec<OutputContent>) -> ToolOutput {
+    ToolOutput {
+        structured: json!({"ok": true}),
+        content,
+    }
+}
+
+pub(crate) fn text_output(body: impl Into<String>) -> ToolOutput {
+    output(vec![text(body)])
+}
+
+pub(crate) fn structured_only(structured: Value) -> ToolOutput {
+    ToolOutput {
+        structured,
+        content: Vec::new(),
+    }
+}
+
+/// The files in a managed directory, by name.
+pub(crate) fn managed_files(store: &OutputStore) -> Vec<String> {
+    let Ok(listing) = std::fs::read_dir(&store.config().directory) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = listing
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The model text of a bounded output (its one text part).
+pub(crate) fn model_text(output: &ToolOutput) -> &str {
+    let texts: Vec<&str> = output
+        .content
+        .iter()
+        .filter_map(OutputContent::as_text)
+        .collect();
+    assert_eq!(texts.len(), 1, "one text part");
+    texts[0]
+}
+
+pub(crate) fn lines(text: &str) -> usize {
+    text.split_inclusive('\n').count()
+}

@@ -1,0 +1,92 @@
+//! Reading managed outputs back: pages with stable line numbers, capped spills, raw bytes.
+
+use std::io::Read;
+
+use tackle_output_store::{OutputStore, PAGE_FRAME_LINES, StoreConfig};
+
+use crate::common::*;
+
+#[test]
+fn the_marker_names_lines_that_read_page_serves() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store(dir.path());
+    let body: String = (1..=10_000).map(|i| format!("row {i}\n")).collect();
+    let bounded = store.bound("ses", "call", text_output(body)).unwrap();
+    let preview = model_text(&bounded.output);
+    assert!(preview.contains("(lines 800-8800)"), "{}", &preview[..200]);
+    let page = store.read_page(&bounded.references[0], 800, 3).unwrap();
+    assert_eq!(page.lines, ["row 800", "row 801", "row 802"]);
+    assert_eq!((page.total_lines, page.next), (10_000, Some(803)));
+    // The page size is bounded so the read tool's frame fits the same limits.
+    let page = store
+        .read_page(&bounded.references[0], 1, usize::MAX)
+        .unwrap();
+    assert_eq!(page.lines.len(), 2000 - PAGE_FRAME_LINES);
+}
+
+#[test]
+fn a_spill_over_the_cap_keeps_both_ends_and_says_what_was_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = OutputStore::new(StoreConfig {
+        spill_cap: 64 * 1024,
+        ..StoreConfig::in_data_dir(dir.path())
+    });
+    let body: String = (1..=100_000).map(|i| format!("entry {i}\n")).collect();
+    let bounded = store
+        .bound("ses", "call", text_output(body.clone()))
+        .unwrap();
+    let reference = &bounded.references[0];
+    let file = store
+        .config()
+        .directory
+        .join(format!("tool_{}", reference.id()));
+    assert!(std::fs::metadata(file).unwrap().len() <= 64 * 1024);
+
+    let first = store.read_page(reference, 1, 2).unwrap();
+    assert_eq!(
+        (first.lines[0].as_str(), first.total_lines),
+        ("entry 1", 100_000)
+    );
+    let last = store.read_page(reference, 100_000, 10).unwrap();
+    assert_eq!(last.lines, ["entry 100000"]);
+    let middle = store.read_page(reference, 50_000, 10).unwrap();
+    let dropped = middle.dropped.unwrap();
+    assert!(middle.lines.is_empty());
+    assert!(dropped.first_line < 50_000 && 50_000 < dropped.last_line);
+    let resumed = store.read_page(reference, middle.next.unwrap(), 1).unwrap();
+    assert_eq!(resumed.lines, [format!("entry {}", dropped.last_line + 1)]);
+
+    let mut stored = String::new();
+    let mut managed = store.open(reference).unwrap();
+    managed.read_to_string(&mut stored).unwrap();
+    let gap = managed.dropped().unwrap();
+    let (at, len) = (gap.at as usize, gap.bytes as usize);
+    assert_eq!(stored.len() as u64, managed.stored_bytes());
+    assert_eq!(format!("{}{}", &stored[..at], &stored[at..]), stored);
+    assert_eq!(&stored[..at], &body[..at]);
+    assert_eq!(&stored[at..], &body[at + len..]);
+    managed.rewind().unwrap();
+    let mut again = String::new();
+    managed.read_to_string(&mut again).unwrap();
+    assert_eq!(again, stored);
+}
+
+#[test]
+fn one_minified_line_is_never_an_empty_preview() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store(dir.path());
+    let line = format!("<html>{}</html>", "<div class=\"a\"></div>".repeat(250_000));
+    let bounded = store
+        .bound("ses", "call", text_output(line.clone()))
+        .unwrap();
+    let preview = model_text(&bounded.output);
+    assert!(preview.len() > 50_000, "{}", preview.len());
+    assert!(preview.starts_with("<html><div"));
+    assert!(preview.contains("</div></html>\n[... output truncated: omitted 0 of 1 lines and "));
+    let page = store.read_page(&bounded.references[0], 1, 10).unwrap();
+    assert_eq!(
+        (page.lines.len(), page.clamped_lines, page.next),
+        (1, 1, None)
+    );
+    assert!(page.lines[0].starts_with("<html>") && page.lines[0].ends_with("</html>"));
+}

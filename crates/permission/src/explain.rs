@@ -1,0 +1,83 @@
+//! Why a call is allowed, asked or blocked (user-demands R3).
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::rule::{Effect, Rule, RuleOrigin, Ruleset};
+use crate::saved::SavedApprovals;
+
+/// The decision for one action and resource, and what decided it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Explanation {
+    /// The action asked about.
+    pub action: String,
+    /// The resource asked about.
+    pub resource: String,
+    /// The decision: deny (blocked), allow (proceeds) or ask (the user is asked).
+    pub effect: Effect,
+    /// The deciding rule and its origin; `None` when no rule matches (then the user is asked).
+    pub decided_by: Option<Decider>,
+}
+
+/// A deciding rule and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decider {
+    /// The rule.
+    pub rule: Rule,
+    /// Its origin: the default ruleset, a configuration file and key, a saved approval, or
+    /// the host.
+    pub origin: RuleOrigin,
+}
+
+impl Explanation {
+    /// Mirrors [`Permission::assert`](crate::Permission::assert) for one resource: a
+    /// configured deny decides first; else a saved approval; else the last configured match.
+    pub(crate) fn of(
+        rules: &Ruleset,
+        saved: &SavedApprovals,
+        action: &str,
+        resource: &str,
+    ) -> Self {
+        let configured = rules.deciding(action, resource).and_then(|index| {
+            Some(Decider {
+                rule: rules.rules().get(index)?.clone(),
+                origin: rules.origin(index)?.clone(),
+            })
+        });
+        let denied = configured
+            .as_ref()
+            .is_some_and(|d| d.rule.effect == Effect::Deny);
+        let decided_by = if denied {
+            configured
+        } else {
+            saved
+                .deciding(action, resource)
+                .map(|(rule, origin)| Decider { rule, origin })
+                .or(configured)
+        };
+        Self {
+            action: action.to_owned(),
+            resource: resource.to_owned(),
+            effect: decided_by.as_ref().map_or(Effect::Ask, |d| d.rule.effect),
+            decided_by,
+        }
+    }
+}
+
+impl fmt::Display for Explanation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {:?}: {}", self.action, self.resource, self.effect)?;
+        match &self.decided_by {
+            Some(d) => write!(
+                f,
+                "\n  decided by {{action: {:?}, resource: {:?}, effect: {:?}}}\n  from {}",
+                d.rule.action,
+                d.rule.resource,
+                d.rule.effect.as_str(),
+                d.origin
+            ),
+            None => f.write_str("\n  no rule matches; the user is asked"),
+        }
+    }
+}

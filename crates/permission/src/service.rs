@@ -1,0 +1,318 @@
+//! The permission service: assert, ask, reply, close (reference §8.3 P11–P16).
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use tokio::sync::oneshot;
+
+use crate::error::PermissionError;
+use crate::explain::Explanation;
+use crate::request::{Asker, PendingRequest, Reply, Request};
+use crate::rule::{Effect, Ruleset};
+use crate::saved::SavedApprovals;
+
+/// Outcome sent to a waiting [`Permission::assert`].
+type Outcome = Result<(), PermissionError>;
+
+/// The permission service of one host: configured rules, saved approvals and the requests
+/// waiting for an answer. Clones share everything.
+#[derive(Clone)]
+pub struct Permission {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    rules: Ruleset,
+    saved: SavedApprovals,
+    asker: Arc<dyn Asker>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// In the order they were asked.
+    pending: Vec<Waiting>,
+    closed: bool,
+}
+
+struct Waiting {
+    pending: PendingRequest,
+    done: oneshot::Sender<Outcome>,
+}
+
+impl fmt::Debug for Permission {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.inner.lock();
+        f.debug_struct("Permission")
+            .field("rules", &self.inner.rules.len())
+            .field("saved", &self.inner.saved.path())
+            .field("pending", &state.pending.len())
+            .field("closed", &state.closed)
+            .finish()
+    }
+}
+
+impl Permission {
+    /// A service deciding with the configured `rules`, the `saved` approvals, and asking
+    /// through `asker`.
+    pub fn new(rules: Ruleset, saved: SavedApprovals, asker: Arc<dyn Asker>) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                rules,
+                saved,
+                asker,
+                state: Mutex::new(State::default()),
+            }),
+        }
+    }
+
+    /// Succeeds when `request` may proceed.
+    ///
+    /// A configured deny of any resource fails with [`PermissionError::Blocked`] (saved
+    /// approvals cannot override it). When every resource is allowed by the configured rules
+    /// plus the saved approvals, it succeeds at once, unless the request is
+    /// [`always_ask`](Request::always_ask). Otherwise the request becomes pending,
+    /// the asker is asked, and this waits for the first answer: the asker's, a
+    /// [`reply`](Self::reply), an "always" that covers it, a reject in its session, or
+    /// [`close`](Self::close). Dropping the future withdraws the request.
+    pub async fn assert(&self, request: Request) -> Result<(), PermissionError> {
+        request.validate()?;
+        if let Some(blocked) = self.inner.blocked(&request) {
+            return Err(blocked);
+        }
+        let (id, mut done) = {
+            // Deciding and queueing under the lock that replies take, so an "always" cannot
+            // slip between the check and the queueing.
+            let mut state = self.inner.lock();
+            if !request.always_ask && self.inner.allowed(&request) {
+                return Ok(());
+            }
+            if state.closed {
+                return Err(PermissionError::Declined);
+            }
+            let id = next_id();
+            let (tx, rx) = oneshot::channel();
+            state.pending.push(Waiting {
+                pending: PendingRequest {
+                    id: id.clone(),
+                    request: request.clone(),
+                },
+                done: tx,
+            });
+            (id, rx)
+        };
+        let _withdraw = Withdraw {
+            inner: &self.inner,
+            id: &id,
+        };
+        let ask = self.inner.asker.ask(PendingRequest {
+            id: id.clone(),
+            request,
+        });
+        let outcome = tokio::select! {
+            biased;
+            outcome = &mut done => outcome,
+            reply = ask => {
+                // NotFound: something else resolved the request first; its outcome is in
+                // `done`. Any other error was also sent to `done`.
+                let _ = self.reply(&id, reply);
+                done.await
+            }
+        };
+        // The sender is only dropped without a value by `Withdraw`, which runs after this.
+        outcome.unwrap_or(Err(PermissionError::Declined))
+    }
+
+    /// Answers the pending request `request_id` (see [`Reply`]). An "always" whose approvals
+    /// cannot be saved fails the request and returns the error; nothing else is resolved.
+    pub fn reply(&self, request_id: &str, reply: Reply) -> Result<(), PermissionError> {
+        let mut state = self.inner.lock();
+        let Some(index) = state
+            .pending
+            .iter()
+            .position(|w| w.pending.id == request_id)
+        else {
+            return Err(PermissionError::NotFound {
+                request_id: request_id.to_owned(),
+            });
+        };
+        let session = state.pending[index].pending.request.session_id.clone();
+        match reply {
+            Reply::Once => {
+                let waiting = state.pending.remove(index);
+                let _ = waiting.done.send(Ok(()));
+            }
+            Reply::Always => {
+                let waiting = state.pending.remove(index);
+                let request = &waiting.pending.request;
+                if !request.save.is_empty()
+                    && let Err(err) = self.inner.saved.add(&request.action, &request.save)
+                {
+                    let _ = waiting.done.send(Err(duplicate(&err)));
+                    return Err(err);
+                }
+                let _ = waiting.done.send(Ok(()));
+                let mut i = 0;
+                while i < state.pending.len() {
+                    let request = &state.pending[i].pending.request;
+                    if request.session_id == session
+                        && !request.always_ask
+                        && self.inner.blocked(request).is_none()
+                        && self.inner.allowed(request)
+                    {
+                        let waiting = state.pending.remove(i);
+                        let _ = waiting.done.send(Ok(()));
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            Reply::Reject { message } => {
+                let waiting = state.pending.remove(index);
+                let outcome = match message {
+                    Some(feedback) => PermissionError::Corrected { feedback },
+                    None => PermissionError::Declined,
+                };
+                let _ = waiting.done.send(Err(outcome));
+                let (declined, kept) = std::mem::take(&mut state.pending)
+                    .into_iter()
+                    .partition(|w| w.pending.request.session_id == session);
+                state.pending = kept;
+                decline_all(declined);
+            }
+        }
+        Ok(())
+    }
+
+    /// The requests of `session_id` waiting for an answer, in the order they were asked.
+    pub fn pending(&self, session_id: &str) -> Vec<PendingRequest> {
+        self.inner
+            .lock()
+            .pending
+            .iter()
+            .filter(|w| w.pending.request.session_id == session_id)
+            .map(|w| w.pending.clone())
+            .collect()
+    }
+
+    /// Every request waiting for an answer, in the order they were asked.
+    pub fn all_pending(&self) -> Vec<PendingRequest> {
+        self.inner
+            .lock()
+            .pending
+            .iter()
+            .map(|w| w.pending.clone())
+            .collect()
+    }
+
+    /// Declines every pending request; later requests that would ask are declined at once
+    /// (allowed and denied ones are still decided by the rules).
+    pub fn close(&self) {
+        let declined = {
+            let mut state = self.inner.lock();
+            state.closed = true;
+            std::mem::take(&mut state.pending)
+        };
+        decline_all(declined);
+    }
+
+    /// The configured rules.
+    pub fn rules(&self) -> &Ruleset {
+        &self.inner.rules
+    }
+
+    /// The saved approvals (to list or revoke them).
+    pub fn saved(&self) -> &SavedApprovals {
+        &self.inner.saved
+    }
+
+    /// The effect [`assert`](Self::assert) would start from for `action` on `resource`, and
+    /// the rule that decides it, with its origin.
+    pub fn explain(&self, action: &str, resource: &str) -> Explanation {
+        Explanation::of(&self.inner.rules, &self.inner.saved, action, resource)
+    }
+}
+
+impl tackle_tool_core::Visibility for Permission {
+    fn wholly_disabled(&self, action: &str) -> bool {
+        self.inner.rules.wholly_disabled(action)
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// `Blocked` when a configured rule denies any resource (P11: before saved approvals).
+    fn blocked(&self, request: &Request) -> Option<PermissionError> {
+        let denied: Vec<String> = request
+            .resources
+            .iter()
+            .filter(|resource| self.rules.evaluate(&request.action, resource) == Effect::Deny)
+            .cloned()
+            .collect();
+        (!denied.is_empty()).then(|| PermissionError::Blocked {
+            action: request.action.clone(),
+            resources: denied,
+            rules: self.rules.relevant(&request.action),
+        })
+    }
+
+    /// True when every resource is allowed by the configured rules followed by the saved
+    /// approvals (which only allow, so a saved match decides). Assumes no configured deny.
+    fn allowed(&self, request: &Request) -> bool {
+        request.resources.iter().all(|resource| {
+            self.saved.allows(&request.action, resource)
+                || self.rules.evaluate(&request.action, resource) == Effect::Allow
+        })
+    }
+}
+
+/// A copy of a save error for the waiting request; the original goes to the replier.
+fn duplicate(err: &PermissionError) -> PermissionError {
+    match err {
+        PermissionError::Saved { path, message } => PermissionError::Saved {
+            path: path.clone(),
+            message: message.clone(),
+        },
+        other => PermissionError::InvalidRequest {
+            reason: other.to_string(),
+        },
+    }
+}
+
+fn decline_all(waiting: Vec<Waiting>) {
+    for w in waiting {
+        let _ = w.done.send(Err(PermissionError::Declined));
+    }
+}
+
+/// Removes a still-pending request when its `assert` ends or is dropped.
+struct Withdraw<'a> {
+    inner: &'a Inner,
+    id: &'a str,
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        self.inner
+            .lock()
+            .pending
+            .retain(|w| w.pending.id != self.id);
+    }
+}
+
+/// `per_<process start nanoseconds>_<sequence>`: unique within the process, and unlikely to
+/// repeat across processes.
+fn next_id() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    static START: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let start = *START.get_or_init(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    format!("per_{start:x}_{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}

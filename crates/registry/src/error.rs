@@ -1,0 +1,19 @@
+//! The registry's error type.
+
+use tackle_output_store::StoreError;
+use tackle_tool_core::{Defect, Halt};
+
+/// Why a call produced no result at all. Model-visible failures are not errors here: they are
+/// [`Settlement`](crate::Settlement)s whose result is an error value.
+#[derive(Debug, thiserror::Error)]
+pub enum SettleError {
+    /// The host's turn stops (declined, dismissed, cancelled).
+    #[error(transparent)]
+    Halt(#[from] Halt),
+    /// A bug or broken environment, unchanged from the tool.
+    #[error(transparent)]
+    Defect(#[from] Defect),
+    /// The output store could not keep a result that had to be bounded.
+    #[error("cannot bound the tool output: {0}")]
+    Store(#[from] StoreError),
+}

@@ -1,0 +1,179 @@
+//! The Location registry and its register-only views.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use indexmap::IndexMap;
+use tackle_output_store::OutputStore;
+use tackle_tool_core::{RegistrationError, Tool, Visibility};
+
+use crate::application::ApplicationTools;
+use crate::layer::{Entry, Registration, Removable, Stacks, lock, register_with};
+use crate::snapshot::{Materialization, SnapEntry};
+
+/// The tools of one Location (workspace directory): the shared application layer, this
+/// Location's own layer and per-session layers above it.
+///
+/// Cheap to clone; clones share one registry.
+#[derive(Debug, Clone)]
+pub struct ToolRegistry {
+    inner: Arc<RegistryInner>,
+}
+
+#[derive(Debug)]
+pub(crate) struct RegistryInner {
+    app: ApplicationTools,
+    pub(crate) store: OutputStore,
+    state: Mutex<LocalState>,
+}
+
+#[derive(Debug, Default)]
+struct LocalState {
+    location: Stacks,
+    sessions: HashMap<String, Stacks>,
+}
+
+impl Removable for RegistryInner {
+    fn remove(&self, token: u64) {
+        let mut state = lock(&self.state);
+        state.location.remove(token);
+        state.sessions.retain(|_, stacks| {
+            stacks.remove(token);
+            !stacks.is_empty()
+        });
+    }
+}
+
+impl RegistryInner {
+    /// The id of the registration of `name` that a call made now would run.
+    pub(crate) fn current(&self, session: Option<&str>, name: &str) -> Option<u64> {
+        {
+            let state = lock(&self.state);
+            let session_entry = session
+                .and_then(|s| state.sessions.get(s))
+                .and_then(|stacks| stacks.current(name));
+            if let Some(entry) = session_entry.or_else(|| state.location.current(name)) {
+                return Some(entry.id);
+            }
+        }
+        self.app.current(name)
+    }
+}
+
+impl ToolRegistry {
+    /// A registry for one Location over the process's `application` tools; successful results
+    /// are bounded by `store`.
+    pub fn new(application: &ApplicationTools, store: OutputStore) -> Self {
+        let inner = RegistryInner {
+            app: application.clone(),
+            store,
+            state: Mutex::new(LocalState::default()),
+        };
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The register-only view of this Location's layer, for Location producers.
+    pub fn tools(&self) -> Tools {
+        Tools {
+            owner: Arc::downgrade(&self.inner),
+            session: None,
+        }
+    }
+
+    /// The register-only view of `session_id`'s layer: its tools shadow Location and
+    /// application tools, and only that session's snapshots see them.
+    pub fn session_tools(&self, session_id: &str) -> Tools {
+        Tools {
+            owner: Arc::downgrade(&self.inner),
+            session: Some(session_id.into()),
+        }
+    }
+
+    /// An immutable snapshot of the Location's effective tools (application tools shadowed by
+    /// Location tools), minus those whose permission action `visibility` wholly disables.
+    pub fn materialize(&self, visibility: &dyn Visibility) -> Materialization {
+        self.snapshot(None, visibility)
+    }
+
+    /// Like [`materialize`](Self::materialize), with `session_id`'s layer on top.
+    pub fn materialize_session(
+        &self,
+        session_id: &str,
+        visibility: &dyn Visibility,
+    ) -> Materialization {
+        self.snapshot(Some(session_id), visibility)
+    }
+
+    fn snapshot(&self, session: Option<&str>, visibility: &dyn Visibility) -> Materialization {
+        let mut merged: IndexMap<String, Entry> = (*self.inner.app.effective()).clone();
+        {
+            let state = lock(&self.inner.state);
+            // IndexMap keeps a name's position when its value is replaced (reference RG5).
+            for (name, entry) in state.location.effective() {
+                merged.insert(name.clone(), entry.clone());
+            }
+            if let Some(stacks) = session.and_then(|s| state.sessions.get(s)) {
+                for (name, entry) in stacks.effective() {
+                    merged.insert(name.clone(), entry.clone());
+                }
+            }
+        }
+        let entries = merged
+            .into_iter()
+            .filter(|(name, entry)| !visibility.wholly_disabled(entry.tool.permission(name)))
+            // Names were validated at registration, so deriving a definition cannot fail.
+            .filter_map(|(name, entry)| {
+                let definition = entry.tool.definition(&name).ok()?;
+                Some((
+                    name,
+                    SnapEntry {
+                        id: entry.id,
+                        tool: entry.tool,
+                        definition,
+                    },
+                ))
+            })
+            .collect();
+        Materialization::new(Arc::clone(&self.inner), session.map(str::to_owned), entries)
+    }
+}
+
+/// A register-only view of one layer of a [`ToolRegistry`], handed to Location producers.
+///
+/// It does not keep the registry alive: registering after the registry is gone registers
+/// nothing and leaves no trace.
+#[derive(Debug, Clone)]
+pub struct Tools {
+    owner: Weak<RegistryInner>,
+    session: Option<String>,
+}
+
+impl Tools {
+    /// Registers `batch` in this layer. Every name is validated first: one invalid name fails
+    /// the whole batch and nothing is registered. Dropping the guard unregisters it.
+    pub fn register(
+        &self,
+        batch: impl IntoIterator<Item = (String, Tool)>,
+    ) -> Result<Registration, RegistrationError> {
+        let Some(owner) = self.owner.upgrade() else {
+            // Still validate, so a bad name is reported the same way whether or not the
+            // registry is alive.
+            crate::layer::prepare(batch)?;
+            return Ok(Registration::inert());
+        };
+        let session = self.session.clone();
+        register_with(&owner, batch, move |inner, token, entries| {
+            let mut state = lock(&inner.state);
+            match session {
+                None => state.location.push(token, entries),
+                Some(session) => state
+                    .sessions
+                    .entry(session)
+                    .or_default()
+                    .push(token, entries),
+            }
+        })
+    }
+}

@@ -1,0 +1,205 @@
+//! Snapshots of the effective tools and the settle boundary.
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+use tackle_output_store::OutputRef;
+use tackle_tool_core::{Call, Context, Definition, ResultValue, Tool, ToolError, ToolOutput};
+
+use crate::SettleError;
+use crate::registry::RegistryInner;
+
+#[derive(Debug)]
+pub(crate) struct SnapEntry {
+    pub(crate) id: u64,
+    pub(crate) tool: Tool,
+    pub(crate) definition: Arc<Definition>,
+}
+
+/// An immutable snapshot of the tools offered for one model turn, and the only way to execute
+/// one of them.
+#[derive(Debug)]
+pub struct Materialization {
+    registry: Arc<RegistryInner>,
+    session: Option<String>,
+    entries: IndexMap<String, SnapEntry>,
+    definitions: Vec<Arc<Definition>>,
+}
+
+/// The result of one settled call.
+///
+/// A success keeps its bounded output once; the provider's result value is derived from it on
+/// demand ([`result`](Self::result), or [`into_result`](Self::into_result) without a copy).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settlement {
+    outcome: Outcome,
+    /// Managed outputs that hold what bounding left out.
+    pub references: Vec<OutputRef>,
+    /// True when bounding cut the output.
+    pub truncated: bool,
+    /// Lines of model text left out of the preview.
+    pub omitted_lines: u64,
+    /// Bytes of model text left out of the preview.
+    pub omitted_bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Outcome {
+    /// An error result the model sees (unknown, stale, or a tool failure).
+    Error(String),
+    /// The bounded output of a success.
+    Output(ToolOutput),
+}
+
+impl Settlement {
+    /// An error result the model sees, with nothing else.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self {
+            outcome: Outcome::Error(message.into()),
+            references: Vec::new(),
+            truncated: false,
+            omitted_lines: 0,
+            omitted_bytes: 0,
+        }
+    }
+
+    /// What the provider receives: json, text, content, or an error the model sees.
+    pub fn result(&self) -> ResultValue {
+        match &self.outcome {
+            Outcome::Error(message) => ResultValue::Error(message.clone()),
+            Outcome::Output(output) => output.to_result_value(),
+        }
+    }
+
+    /// The result value, consuming the settlement.
+    pub fn into_result(self) -> ResultValue {
+        match self.outcome {
+            Outcome::Error(message) => ResultValue::Error(message),
+            Outcome::Output(output) => output.into_result_value(),
+        }
+    }
+
+    /// The bounded output of a success; `None` for an error result.
+    pub fn output(&self) -> Option<&ToolOutput> {
+        match &self.outcome {
+            Outcome::Error(_) => None,
+            Outcome::Output(output) => Some(output),
+        }
+    }
+
+    /// True for an error result.
+    pub fn is_error(&self) -> bool {
+        matches!(self.outcome, Outcome::Error(_))
+    }
+}
+
+/// The wire shape: `{"result": ..., "output": ..., "references": [...], ...}`, with absent
+/// parts left out (reference RG13).
+impl Serialize for Settlement {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Wire<'a> {
+            result: ResultValue,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            output: Option<&'a ToolOutput>,
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            references: &'a [OutputRef],
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            truncated: bool,
+            #[serde(skip_serializing_if = "is_zero")]
+            omitted_lines: u64,
+            #[serde(skip_serializing_if = "is_zero")]
+            omitted_bytes: u64,
+        }
+        Wire {
+            result: self.result(),
+            output: self.output(),
+            references: &self.references,
+            truncated: self.truncated,
+            omitted_lines: self.omitted_lines,
+            omitted_bytes: self.omitted_bytes,
+        }
+        .serialize(serializer)
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Materialization {
+    pub(crate) fn new(
+        registry: Arc<RegistryInner>,
+        session: Option<String>,
+        entries: IndexMap<String, SnapEntry>,
+    ) -> Self {
+        let definitions = entries
+            .values()
+            .map(|e| Arc::clone(&e.definition))
+            .collect();
+        Self {
+            registry,
+            session,
+            entries,
+            definitions,
+        }
+    }
+
+    /// The definitions the model is shown, in catalog order; the same `Arc`s across snapshots
+    /// while a registration is unchanged.
+    pub fn definitions(&self) -> &[Arc<Definition>] {
+        &self.definitions
+    }
+
+    /// True when the snapshot offers `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.entries.contains_key(name)
+    }
+
+    /// Settles one call against this snapshot.
+    ///
+    /// - A name the snapshot does not offer: the error result `Unknown tool: <name>`.
+    /// - A name whose effective registration is no longer the advertised one (shadowed,
+    ///   removed or revealed since the snapshot): `Stale tool call: <name>`.
+    /// - A [`ToolFailure`](tackle_tool_core::ToolFailure): an error result with its message,
+    ///   not bounded. A halt or a defect: an `Err`.
+    /// - A success: bounded by the output store; the settlement carries the references.
+    ///
+    /// Once the tool starts, it finishes even if its registration goes away meanwhile.
+    pub async fn settle(&self, call: &Call, ctx: &Context) -> Result<Settlement, SettleError> {
+        let Some(entry) = self.entries.get(&call.name) else {
+            return Ok(Settlement::error(format!("Unknown tool: {}", call.name)));
+        };
+        if self.registry.current(self.session.as_deref(), &call.name) != Some(entry.id) {
+            return Ok(Settlement::error(format!("Stale tool call: {}", call.name)));
+        }
+        // The tool sees the call's own id, whatever the host put in the context.
+        let owned;
+        let ctx = if ctx.tool_call_id == call.id {
+            ctx
+        } else {
+            owned = ctx.for_call(call.id.clone());
+            &owned
+        };
+        let output = match entry.tool.settle(call, ctx).await {
+            Ok(output) => output,
+            Err(ToolError::Failure(failure)) => return Ok(Settlement::error(failure.message)),
+            Err(ToolError::Halt(halt)) => return Err(halt.into()),
+            Err(ToolError::Defect(defect)) => return Err(defect.into()),
+        };
+        // Bounding is synchronous file work only when the output is over the limits.
+        let bounded = self
+            .registry
+            .store
+            .bound(&ctx.session_id, &call.id, output)?;
+        Ok(Settlement {
+            outcome: Outcome::Output(bounded.output),
+            references: bounded.references,
+            truncated: bounded.truncated,
+            omitted_lines: bounded.omitted_lines,
+            omitted_bytes: bounded.omitted_bytes,
+        })
+    }
+}
