@@ -1,63 +1,28 @@
 //! `tackle call`: settle one tool call and print its result.
 
 use std::io::{Read as _, Write as _};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use serde::Serialize;
 use serde_json::Value;
-use tackle_tool_core::{Call, Context, ResultValue, ToolError, ToolOutput};
+use tackle_registry::Settlement;
+use tackle_tool_core::{Call, Context, ResultValue};
 
 use crate::error::CliError;
-use crate::host;
+use crate::host::{Host, HostOptions};
 
-#[derive(Debug)]
-pub(crate) struct CallArgs {
-    pub(crate) tool: String,
-    pub(crate) input: Option<String>,
-    pub(crate) dir: Option<PathBuf>,
-    /// Answers permission asks once; used once permission lands.
-    #[allow(dead_code)]
-    pub(crate) yes: bool,
-    pub(crate) json: bool,
-}
-
-/// What `--json` prints: the result value and, for a success, the output.
-#[derive(Debug, Serialize)]
-struct Settlement {
-    result: ResultValue,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output: Option<ToolOutput>,
-}
-
-pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, CliError> {
-    let location = host::location(args.dir.as_deref())?;
-    let input = parse_input(args.input.as_deref())?;
-    let call = Call::new("call_cli", args.tool, input);
+pub(crate) async fn run(
+    tool: &str,
+    input: Option<&str>,
+    options: &HostOptions,
+    json: bool,
+) -> Result<ExitCode, CliError> {
+    let input = parse_input(input)?;
+    let host = Host::new(options)?;
+    let call = Call::new("call_cli", tool, input);
     let ctx = Context::new("cli").for_call(call.id.clone());
-    let settlement = match host::tools(&location)
-        .into_iter()
-        .find(|(name, _)| *name == call.name)
-    {
-        None => Settlement {
-            result: ResultValue::Error(format!("Unknown tool: {}", call.name)),
-            output: None,
-        },
-        Some((_, tool)) => match tool.settle(&call, &ctx).await {
-            Ok(output) => Settlement {
-                result: output.to_result_value(),
-                output: Some(output),
-            },
-            Err(ToolError::Failure(failure)) => Settlement {
-                result: ResultValue::Error(failure.message),
-                output: None,
-            },
-            Err(ToolError::Halt(halt)) => return Err(CliError::Halt(halt)),
-            Err(ToolError::Defect(defect)) => return Err(CliError::Defect(defect)),
-        },
-    };
-    print(&settlement, args.json)?;
-    Ok(if settlement.result.is_error() {
+    let settlement = host.materialize().settle(&call, &ctx).await?;
+    print(&settlement, json)?;
+    Ok(if settlement.is_error() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -83,7 +48,7 @@ fn print(settlement: &Settlement, json: bool) -> Result<(), CliError> {
     let mut text = if json {
         serde_json::to_string_pretty(settlement).map_err(|err| CliError::Output(err.into()))?
     } else {
-        model_text(&settlement.result)
+        model_text(&settlement.result())
     };
     if !text.ends_with('\n') {
         text.push('\n');

@@ -24,4 +24,30 @@ pub(crate) enum CliError {
     Halt(tackle_tool_core::Halt),
     #[error("the call could not be settled: {0}")]
     Defect(tackle_tool_core::Defect),
+    #[error("cannot read the configuration {}: {source}", path.display())]
+    ConfigRead {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A bad configuration file or saved-approvals file.
+    #[error(transparent)]
+    Permission(#[from] tackle_permission::PermissionError),
+    #[error("the call could not be settled: {0}")]
+    Store(tackle_output_store::StoreError),
+    #[error("no data directory: pass --data-dir (neither XDG_DATA_HOME nor HOME is set)")]
+    NoDataDir,
+    #[error("{0}")]
+    Builtins(tackle_builtins::Error),
+    #[error("cannot register the builtin tools: {0}")]
+    Registration(tackle_tool_core::RegistrationError),
+}
+
+impl From<tackle_registry::SettleError> for CliError {
+    fn from(err: tackle_registry::SettleError) -> Self {
+        match err {
+            tackle_registry::SettleError::Halt(halt) => Self::Halt(halt),
+            tackle_registry::SettleError::Defect(defect) => Self::Defect(defect),
+            tackle_registry::SettleError::Store(store) => Self::Store(store),
+        }
+    }
 }

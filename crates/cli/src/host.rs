@@ -1,10 +1,15 @@
-//! The host side of the binary: the Location and the tools built for it.
+//! The host side of the binary: the Location, its services and its registry.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use tackle_tool_core::Tool;
+use tackle_builtins::{FileMutation, InteractiveServices, Location, LocationServices};
+use tackle_output_store::{OutputStore, StoreConfig};
+use tackle_permission::{AnswerAll, Asker, Permission, Reply};
+use tackle_registry::{ApplicationTools, Materialization, Registration, ToolRegistry};
 
 use crate::error::CliError;
+use crate::question::TerminalQuestions;
 
 /// The Location directory: `dir`, or the current directory; it must be an existing directory.
 pub(crate) fn location(dir: Option<&Path>) -> Result<PathBuf, CliError> {
@@ -20,7 +25,91 @@ pub(crate) fn location(dir: Option<&Path>) -> Result<PathBuf, CliError> {
     }
 }
 
-/// The tools offered in `location`, by name, in catalog order.
-pub(crate) fn tools(_location: &Path) -> Vec<(String, Tool)> {
-    tackle_builtins::builtin_tools()
+/// How a command wants its host built.
+#[derive(Debug, Default)]
+pub(crate) struct HostOptions {
+    pub(crate) dir: Option<PathBuf>,
+    pub(crate) data_dir: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
+    pub(crate) yes: bool,
+}
+
+/// One Location's registry with the builtins registered, and the rules that filter its catalog.
+#[derive(Debug)]
+pub(crate) struct Host {
+    registry: ToolRegistry,
+    permission: Permission,
+    _builtins: Registration,
+}
+
+impl Host {
+    pub(crate) fn new(options: &HostOptions) -> Result<Self, CliError> {
+        let directory = location(options.dir.as_deref())?;
+        let data_dir = data_dir(options.data_dir.as_deref())?;
+        let store = OutputStore::new(StoreConfig::in_data_dir(&data_dir));
+        let permission = permission(
+            &directory,
+            &data_dir,
+            options.config.as_deref(),
+            options.yes,
+        )?;
+        let mut interactive = InteractiveServices::headless();
+        if let Some(terminal) = TerminalQuestions::detect() {
+            interactive.questions = Some(Arc::new(terminal));
+        }
+        let services = LocationServices {
+            location: Location::new(&directory).map_err(CliError::Builtins)?,
+            permission: permission.clone(),
+            store: store.clone(),
+            files: FileMutation::default(),
+            interactive,
+        };
+        // The process has one application layer; the binary registers nothing in it.
+        let registry = ToolRegistry::new(&ApplicationTools::new(), store);
+        let builtins = tackle_builtins::register_builtins(&registry.tools(), &services)
+            .map_err(CliError::Registration)?;
+        Ok(Self {
+            registry,
+            permission,
+            _builtins: builtins,
+        })
+    }
+
+    /// The catalog for one turn: every tool the configured rules do not wholly disable.
+    pub(crate) fn materialize(&self) -> Materialization {
+        self.registry.materialize(self.permission.rules())
+    }
+}
+
+/// Where managed outputs and saved approvals live: `--data-dir`, else the platform data
+/// directory for `tackle`.
+pub(crate) fn data_dir(explicit: Option<&Path>) -> Result<PathBuf, CliError> {
+    if let Some(dir) = explicit {
+        return Ok(dir.to_owned());
+    }
+    StoreConfig::default_location()
+        .and_then(|config| config.directory.parent().map(Path::to_path_buf))
+        .ok_or(CliError::NoDataDir)
+}
+
+/// The permission service for `location`: the default rules, then the configured ones, with
+/// approvals saved per project under the data directory. `--yes` answers every ask "once";
+/// otherwise an ask goes to the terminal, and without a terminal it is declined.
+pub(crate) fn permission(
+    location: &Path,
+    data_dir: &Path,
+    config: Option<&Path>,
+    yes: bool,
+) -> Result<Permission, CliError> {
+    let rules = crate::config::load(location, config)?.rules;
+    let saved = crate::config::saved_approvals(data_dir, location)?;
+    let asker: Arc<dyn Asker> = if yes {
+        Arc::new(AnswerAll(Reply::Once))
+    } else {
+        match crate::asker::TerminalAsker::detect() {
+            Some(terminal) => Arc::new(terminal),
+            None => Arc::new(crate::asker::Headless),
+        }
+    };
+    Ok(Permission::new(rules, saved, asker))
 }

@@ -7,9 +7,13 @@
 //! Exit codes: 0 for a success result, 1 for an error result, 2 for a usage error, a halt or a
 //! call that could not be settled at all.
 
+mod asker;
 mod call;
+mod config;
 mod error;
 mod host;
+mod permission_cmd;
+mod question;
 mod tools;
 
 use std::path::PathBuf;
@@ -18,12 +22,17 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::error::CliError;
+use crate::host::HostOptions;
 
 #[derive(Debug, Parser)]
 #[command(name = "tackle", version, about = "The tool runtime for coding agents")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Where managed outputs and saved approvals live (default: the platform data directory,
+    /// e.g. ~/.local/share/tackle).
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -36,6 +45,9 @@ enum Command {
         /// The Location (workspace directory); defaults to the current directory.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
+        /// The configuration file (default: the Location's tackle.json, else opencode.json).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
     },
     /// Settle one tool call and print its result.
     Call {
@@ -46,12 +58,20 @@ enum Command {
         /// The Location (workspace directory); defaults to the current directory.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
+        /// The configuration file (default: the Location's tackle.json, else opencode.json).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
         /// Answer every permission ask with "once" (a deny still denies).
         #[arg(long)]
         yes: bool,
         /// Print the whole settlement as JSON instead of the model text.
         #[arg(long)]
         json: bool,
+    },
+    /// Inspect the permission rules.
+    Permission {
+        #[command(subcommand)]
+        command: permission_cmd::PermissionCommand,
     },
 }
 
@@ -74,22 +94,37 @@ fn main() -> ExitCode {
     };
     let outcome = runtime.block_on(async move {
         match cli.command {
-            Command::Tools { format, dir } => tools::run(format, dir.as_deref()),
+            Command::Tools {
+                format,
+                dir,
+                config,
+            } => {
+                let options = HostOptions {
+                    dir,
+                    data_dir: cli.data_dir,
+                    config,
+                    yes: false,
+                };
+                tools::run(format, &options)
+            }
             Command::Call {
                 tool,
                 input,
                 dir,
+                config,
                 yes,
                 json,
             } => {
-                call::run(call::CallArgs {
-                    tool,
-                    input,
+                let options = HostOptions {
                     dir,
+                    data_dir: cli.data_dir,
+                    config,
                     yes,
-                    json,
-                })
-                .await
+                };
+                call::run(&tool, input.as_deref(), &options, json).await
+            }
+            Command::Permission { command } => {
+                permission_cmd::run(command, cli.data_dir.as_deref())
             }
         }
     });

@@ -1,31 +1,21 @@
-//! `tackle tools`: the definitions of the available tools.
+//! `tackle tools`: the definitions of the tools a model would be offered.
 
 use std::io::Write as _;
-use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use tackle_tool_core::Definition;
 
 use crate::ToolsFormat;
 use crate::error::CliError;
-use crate::host;
+use crate::host::{Host, HostOptions};
 
-pub(crate) fn run(format: ToolsFormat, dir: Option<&Path>) -> Result<ExitCode, CliError> {
-    let location = host::location(dir)?;
-    let mut definitions = Vec::new();
-    for (name, tool) in host::tools(&location) {
-        // Builtin names are fixed and valid; a failure here is a bug worth reporting.
-        let definition = tool.definition(&name).map_err(|err| {
-            CliError::Defect(tackle_tool_core::Defect::with_source(
-                "invalid builtin",
-                err,
-            ))
-        })?;
-        definitions.push(definition);
-    }
+pub(crate) fn run(format: ToolsFormat, options: &HostOptions) -> Result<ExitCode, CliError> {
+    let host = Host::new(options)?;
+    let snapshot = host.materialize();
     let text = match format {
-        ToolsFormat::Json => json(&definitions),
-        ToolsFormat::Text => text(&definitions),
+        ToolsFormat::Json => json(snapshot.definitions()),
+        ToolsFormat::Text => text(snapshot.definitions()),
     };
     std::io::stdout()
         .write_all(text.as_bytes())
@@ -33,14 +23,14 @@ pub(crate) fn run(format: ToolsFormat, dir: Option<&Path>) -> Result<ExitCode, C
     Ok(ExitCode::SUCCESS)
 }
 
-fn json(definitions: &[std::sync::Arc<Definition>]) -> String {
+fn json(definitions: &[Arc<Definition>]) -> String {
     let list: Vec<&Definition> = definitions.iter().map(AsRef::as_ref).collect();
     let mut text = serde_json::to_string_pretty(&list).unwrap_or_else(|_| "[]".to_owned());
     text.push('\n');
     text
 }
 
-fn text(definitions: &[std::sync::Arc<Definition>]) -> String {
+fn text(definitions: &[Arc<Definition>]) -> String {
     if definitions.is_empty() {
         return "(no tools)\n".to_owned();
     }

@@ -3,9 +3,46 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on broken setup
 
 mod call;
+mod permission;
 mod tools;
 
+use std::path::Path;
+
 use assert_cmd::Command;
+
+/// The binary, with its data directory (managed outputs, saved approvals) in `data`, so a test
+/// never writes to the user's real data directory.
+pub(crate) fn tackle_in(data: &Path) -> Command {
+    let mut command = Command::cargo_bin("tackle").unwrap();
+    command.arg("--data-dir").arg(data);
+    command
+}
+
+/// A Location and a data directory, both temporary.
+pub(crate) struct Workspace {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) data: tempfile::TempDir,
+}
+
+impl Workspace {
+    pub(crate) fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            data: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// `tackle <args> --dir <location>` with this workspace's data directory.
+    pub(crate) fn tackle(&self, args: &[&str]) -> Command {
+        let mut command = tackle_in(self.data.path());
+        command.args(args).arg("--dir").arg(self.dir.path());
+        command
+    }
+
+    pub(crate) fn write(&self, name: &str, text: &str) {
+        std::fs::write(self.dir.path().join(name), text).unwrap();
+    }
+}
 
 pub(crate) fn tackle() -> Command {
     Command::cargo_bin("tackle").unwrap()

@@ -1,13 +1,33 @@
 use predicates::str::contains;
 
-use crate::tackle;
+use crate::{Workspace, tackle};
+
+#[test]
+fn read_settles_through_the_registry_and_prints_the_model_text() {
+    let ws = Workspace::new();
+    ws.write("notes.txt", "alpha\nbeta\n");
+    let out = ws
+        .tackle(&["call", "read", r#"{"path":"notes.txt"}"#])
+        .assert()
+        .code(0);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let text = text.replace(&ws.dir.path().display().to_string(), "[dir]");
+    insta::assert_snapshot!(text, @r"
+    <path>notes.txt</path>
+    <type>file</type>
+    <content>
+    1: alpha
+    2: beta
+
+    (End of file - total 2 lines)
+    </content>
+    ");
+}
 
 #[test]
 fn an_unknown_tool_is_an_error_result() {
-    let dir = tempfile::tempdir().unwrap();
-    tackle()
-        .args(["call", "no_such_tool", "{}", "--dir"])
-        .arg(dir.path())
+    let ws = Workspace::new();
+    ws.tackle(&["call", "no_such_tool", "{}"])
         .assert()
         .code(1)
         .stdout("Unknown tool: no_such_tool\n");
@@ -15,12 +35,8 @@ fn an_unknown_tool_is_an_error_result() {
 
 #[test]
 fn json_prints_the_settlement() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = tackle()
-        .args(["call", "nope", "--json", "--dir"])
-        .arg(dir.path())
-        .assert()
-        .code(1);
+    let ws = Workspace::new();
+    let out = ws.tackle(&["call", "nope", "--json"]).assert().code(1);
     let settlement: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(
         settlement,
@@ -41,6 +57,13 @@ fn invalid_json_input_is_a_clear_usage_error() {
 
 #[test]
 fn input_can_come_from_stdin() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "from stdin\n");
+    ws.tackle(&["call", "read", "-"])
+        .write_stdin(r#"{"path":"a.txt"}"#)
+        .assert()
+        .code(0)
+        .stdout(contains("1: from stdin"));
     tackle()
         .args(["call", "x", "-"])
         .write_stdin("[1,")
@@ -51,20 +74,82 @@ fn input_can_come_from_stdin() {
 
 #[test]
 fn a_missing_location_is_a_usage_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let missing = dir.path().join("missing");
+    let ws = Workspace::new();
+    let missing = ws.dir.path().join("missing");
     tackle()
         .args(["call", "read", "{}", "--dir"])
         .arg(&missing)
         .assert()
         .code(2)
         .stderr(contains("No such file or directory"));
-    let file = dir.path().join("file");
-    std::fs::write(&file, "x").unwrap();
+    ws.write("file", "x");
     tackle()
         .args(["call", "read", "{}", "--dir"])
-        .arg(&file)
+        .arg(ws.dir.path().join("file"))
         .assert()
         .code(2)
         .stderr(contains("not a directory"));
+}
+
+#[test]
+fn without_a_terminal_an_ask_is_declined_and_nothing_is_written() {
+    let ws = Workspace::new();
+    ws.tackle(&["call", "write", r#"{"path":"new.txt","content":"x"}"#])
+        .assert()
+        .code(2)
+        .stderr(contains("halted"));
+    assert!(!ws.dir.path().join("new.txt").exists());
+}
+
+#[test]
+fn yes_answers_once() {
+    let ws = Workspace::new();
+    ws.tackle(&[
+        "call",
+        "write",
+        r#"{"path":"new.txt","content":"hello\n"}"#,
+        "--yes",
+    ])
+    .assert()
+    .code(0)
+    .stdout(contains("Created file successfully"));
+    assert_eq!(
+        std::fs::read_to_string(ws.dir.path().join("new.txt")).unwrap(),
+        "hello\n"
+    );
+}
+
+#[test]
+fn a_configured_deny_still_denies_with_yes() {
+    let ws = Workspace::new();
+    ws.write(
+        "opencode.json",
+        r#"{"model": "x", "permission": {"edit": {"*": "allow", "secret*": "deny"}}}"#,
+    );
+    ws.tackle(&[
+        "call",
+        "write",
+        r#"{"path":"secret.txt","content":"x"}"#,
+        "--yes",
+    ])
+    .assert()
+    .code(1);
+    assert!(!ws.dir.path().join("secret.txt").exists());
+    // Allowed by the same configuration without asking.
+    ws.tackle(&["call", "write", r#"{"path":"open.txt","content":"x"}"#])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn a_bad_configuration_is_a_clear_error() {
+    let ws = Workspace::new();
+    ws.write(
+        "tackle.json",
+        r#"{"permission": {"edit": "sometimes"}, "model": "x"}"#,
+    );
+    ws.tackle(&["call", "read", r#"{"path":"x"}"#])
+        .assert()
+        .code(2)
+        .stderr(contains("tackle.json"));
 }

@@ -1,25 +1,74 @@
-use crate::tackle;
+use crate::{Workspace, tackle};
 
-#[test]
-fn tools_json_lists_the_registered_definitions() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = tackle()
-        .args(["tools", "--format", "json", "--dir"])
-        .arg(dir.path())
-        .assert()
-        .success();
+fn names(ws: &Workspace) -> Vec<String> {
+    let out = ws.tackle(&["tools", "--format", "json"]).assert().success();
     let list: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    let names: Vec<&str> = list
-        .as_array()
+    list.as_array()
         .unwrap()
         .iter()
-        .map(|d| d["name"].as_str().unwrap())
+        .map(|d| d["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn tools_json_lists_the_builtins_in_catalog_order() {
+    let ws = Workspace::new();
+    let names = names(&ws);
+    let order = [
+        "bash",
+        "read",
+        "edit",
+        "write",
+        "apply_patch",
+        "glob",
+        "grep",
+        "question",
+        "skill",
+        "todowrite",
+        "webfetch",
+        "websearch",
+    ];
+    for required in ["read", "edit", "write", "todowrite"] {
+        assert!(
+            names.iter().any(|n| n == required),
+            "{required} missing from {names:?}"
+        );
+    }
+    let positions: Vec<usize> = names
+        .iter()
+        .map(|n| order.iter().position(|o| o == n).unwrap())
         .collect();
-    let expected: Vec<String> = tackle_builtins::builtin_tools()
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
-    assert_eq!(names, expected);
+    assert!(
+        positions.windows(2).all(|w| w[0] < w[1]),
+        "catalog order: {names:?}"
+    );
+    // Headless (no terminal in tests): question is not offered; no skills: skill is not either.
+    assert!(
+        !names.iter().any(|n| n == "question" || n == "skill"),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn a_configured_deny_hides_every_tool_of_that_action() {
+    let ws = Workspace::new();
+    ws.write("tackle.json", r#"{"permission": {"edit": "deny"}}"#);
+    let names = names(&ws);
+    assert!(names.iter().any(|n| n == "read"));
+    for hidden in ["edit", "write", "apply_patch"] {
+        assert!(
+            !names.iter().any(|n| n == hidden),
+            "{hidden} still offered: {names:?}"
+        );
+    }
+}
+
+#[test]
+fn text_format_prints_one_line_per_tool() {
+    let ws = Workspace::new();
+    let out = ws.tackle(&["tools"]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("read ")), "{text}");
 }
 
 #[test]

@@ -31,3 +31,9 @@ pub use error::SettleError;
 pub use layer::Registration;
 pub use registry::{ToolRegistry, Tools};
 pub use snapshot::{Materialization, Settlement};
+
+// The README's examples are compiled and run as doc tests here, where every crate they use
+// is a dependency.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

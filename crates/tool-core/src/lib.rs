@@ -35,7 +35,3 @@ pub use name::validate_name;
 pub use schema::{input_schema_for, output_schema_for};
 pub use tool::{Definition, Execute, FnExecute, Tool, TypedTool, from_fn};
 pub use visibility::{ShowAll, Visibility};
-
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-struct ReadmeDoctests;

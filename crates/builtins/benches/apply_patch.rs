@@ -1,0 +1,331 @@
+//! `cargo xtask bench apply_patch`: tackle's `apply_patch` against the `codex` CLI's
+//! `apply_patch` (npm `@openai/codex`, whose native binary answers as `apply_patch` when invoked
+//! under that name), in the same run, on the same trees and patches.
+//!
+//! Scenarios: one patch of 1,000 chunks on a 100,000-line file; one patch touching 200 files
+//! of 1,000 lines each (5 chunks per file). Each iteration starts from a fresh copy of the
+//! input (not timed); tackle is timed from the call to its settled result (parse, permission,
+//! read, plan, diff, atomic commit), codex from spawn to exit (its CLI is a process). Both
+//! results are checked against the expected tree. When `codex` is not on the PATH the setup
+//! tries `npm install -g @openai/codex` once and says what happened.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tackle_builtins::apply_patch::ApplyPatch;
+use tackle_builtins::{FileMutation, Location};
+use tackle_permission::{AnswerAll, Effect, Permission, Reply, Rule, Ruleset, SavedApprovals};
+use tackle_tool_core::{Call, Context};
+
+const ITERATIONS: usize = 7;
+/// Target: no slower than the incumbent CLI on either scenario.
+const TARGET_RATIO: f64 = 1.0;
+
+struct Scenario {
+    name: &'static str,
+    /// Relative path -> content, before and after.
+    input: Vec<(String, String)>,
+    expected: Vec<(String, String)>,
+    patch: String,
+}
+
+fn line(file: usize, i: usize) -> String {
+    format!(
+        "file {file} line {i}: let value_{i} = compute({}, \"{}\");",
+        i * 7 % 1000,
+        i % 13
+    )
+}
+
+/// A file of `lines` lines and a patch section changing `chunks` evenly spread lines, each
+/// with three lines of context on both sides.
+fn file_and_section(
+    file: usize,
+    name: &str,
+    lines: usize,
+    chunks: usize,
+) -> (String, String, String) {
+    let original: Vec<String> = (0..lines).map(|i| line(file, i)).collect();
+    let mut changed = original.clone();
+    let mut section = format!("*** Update File: {name}\n");
+    let step = lines / chunks;
+    for c in 0..chunks {
+        let at = c * step + step / 2;
+        section.push_str("@@\n");
+        for context in &original[at - 3..at] {
+            let _ = writeln!(section, " {context}");
+        }
+        let new = format!("{} // changed", original[at]);
+        let _ = writeln!(section, "-{}", original[at]);
+        let _ = writeln!(section, "+{new}");
+        for context in &original[at + 1..at + 4] {
+            let _ = writeln!(section, " {context}");
+        }
+        changed[at] = new;
+    }
+    let join = |v: &[String]| v.iter().map(|l| format!("{l}\n")).collect::<String>();
+    (join(&original), join(&changed), section)
+}
+
+fn big_file() -> Scenario {
+    let (input, expected, section) = file_and_section(0, "big.rs", 100_000, 1_000);
+    Scenario {
+        name: "1,000 chunks in one 100,000-line file",
+        input: vec![("big.rs".into(), input)],
+        expected: vec![("big.rs".into(), expected)],
+        patch: format!("*** Begin Patch\n{section}*** End Patch\n"),
+    }
+}
+
+fn many_files() -> Scenario {
+    let mut scenario = Scenario {
+        name: "200 files of 1,000 lines, 5 chunks each",
+        input: Vec::new(),
+        expected: Vec::new(),
+        patch: "*** Begin Patch\n".into(),
+    };
+    for f in 0..200 {
+        let name = format!("src/m{}/file{f}.rs", f % 10);
+        let (input, expected, section) = file_and_section(f, &name, 1_000, 5);
+        scenario.input.push((name.clone(), input));
+        scenario.expected.push((name, expected));
+        scenario.patch.push_str(&section);
+    }
+    scenario.patch.push_str("*** End Patch\n");
+    scenario
+}
+
+fn lay_out(root: &Path, files: &[(String, String)]) {
+    if root.exists() {
+        fs::remove_dir_all(root).unwrap();
+    }
+    for (name, content) in files {
+        let path = root.join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, content).unwrap();
+    }
+}
+
+fn check(root: &Path, expected: &[(String, String)], who: &str) -> Result<(), String> {
+    for (name, content) in expected {
+        let actual =
+            fs::read_to_string(root.join(name)).map_err(|e| format!("{who}: {name}: {e}"))?;
+        if &actual != content {
+            return Err(format!("{who}: {name} differs from the expected result"));
+        }
+    }
+    Ok(())
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn tackle(scenario: &Scenario, work: &Path, runtime: &tokio::runtime::Runtime) -> Duration {
+    let mut times = Vec::new();
+    for _ in 0..ITERATIONS {
+        lay_out(work, &scenario.input);
+        let permission = Permission::new(
+            Ruleset::new(vec![Rule::new("*", "*", Effect::Allow)]),
+            SavedApprovals::in_memory(),
+            Arc::new(AnswerAll(Reply::Once)),
+        );
+        let tool = ApplyPatch::new(
+            Location::new(work).unwrap(),
+            permission,
+            FileMutation::new(),
+        )
+        .tool();
+        let call = Call::new(
+            "bench",
+            "apply_patch",
+            json!({ "patchText": scenario.patch }),
+        );
+        let started = Instant::now();
+        let output = runtime.block_on(tool.settle(&call, &Context::new("bench")));
+        times.push(started.elapsed());
+        if let Err(err) = output {
+            panic!("tackle failed: {err:?}");
+        }
+        check(work, &scenario.expected, "tackle").unwrap();
+    }
+    median(times)
+}
+
+fn codex(scenario: &Scenario, work: &Path, binary: &Path) -> Result<Duration, String> {
+    let mut times = Vec::new();
+    for _ in 0..ITERATIONS {
+        lay_out(work, &scenario.input);
+        let started = Instant::now();
+        let output = run_codex(binary, work, &scenario.patch)?;
+        times.push(started.elapsed());
+        if !output.status.success() {
+            return Err(format!(
+                "codex apply_patch exited with {}: {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        check(work, &scenario.expected, "codex")?;
+    }
+    Ok(median(times))
+}
+
+fn run_codex(binary: &Path, work: &Path, patch: &str) -> Result<std::process::Output, String> {
+    let mut child = Command::new(binary)
+        .current_dir(work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    let mut stdin = child.stdin.take().unwrap();
+    let patch = patch.to_owned();
+    // Feed stdin from a thread so a large patch cannot deadlock against unread output.
+    let feeder = std::thread::spawn(move || stdin.write_all(patch.as_bytes()));
+    let output = child.wait_with_output().map_err(|e| e.to_string())?;
+    feeder
+        .join()
+        .unwrap()
+        .map_err(|e| format!("writing the patch to codex: {e}"))?;
+    Ok(output)
+}
+
+/// The `codex` CLI's native binary behind an `apply_patch` link, or why there is none.
+fn codex_apply_patch(links: &Path) -> Result<PathBuf, String> {
+    let mut notes = String::new();
+    if which("codex").is_none() {
+        notes.push_str("`codex` is not on the PATH; tried `npm install -g @openai/codex`: ");
+        match Command::new("npm")
+            .args(["install", "-g", "@openai/codex"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+        {
+            Ok(out) if out.status.success() => notes.push_str("installed. "),
+            Ok(out) => {
+                let err = String::from_utf8_lossy(&out.stderr);
+                let last = err
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("");
+                return Err(format!("{notes}failed ({}): {last}", out.status));
+            }
+            Err(err) => return Err(format!("{notes}cannot run npm: {err}")),
+        }
+    }
+    let root = Command::new("npm")
+        .args(["root", "-g"])
+        .output()
+        .map_err(|e| format!("{notes}cannot run `npm root -g`: {e}"))?;
+    let root = PathBuf::from(String::from_utf8_lossy(&root.stdout).trim()).join("@openai");
+    let native = find_elf(&root, "codex", 8)
+        .ok_or_else(|| format!("{notes}no native `codex` binary under {}", root.display()))?;
+    fs::create_dir_all(links).unwrap();
+    let link = links.join("apply_patch");
+    let _ = fs::remove_file(&link);
+    std::os::unix::fs::symlink(&native, &link).map_err(|e| e.to_string())?;
+    // Sanity: it must answer as apply_patch.
+    let probe = links.join("probe");
+    lay_out(&probe, &[("a.txt".into(), "a\n".into())]);
+    let out = run_codex(
+        &link,
+        &probe,
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n",
+    )?;
+    if fs::read_to_string(probe.join("a.txt")).ok().as_deref() != Some("b\n") {
+        return Err(format!(
+            "{notes}{} did not apply a patch as `apply_patch` ({}): {}",
+            native.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    println!("peer: {} (as apply_patch) {notes}", native.display());
+    Ok(link)
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|path| path.is_file())
+    })
+}
+
+fn find_elf(dir: &Path, name: &str, depth: usize) -> Option<PathBuf> {
+    let entries = fs::read_dir(dir).ok()?;
+    let mut dirs = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            dirs.push(path);
+        } else if path.file_name().is_some_and(|n| n == name)
+            && fs::read(&path).is_ok_and(|bytes| bytes.starts_with(b"\x7fELF"))
+        {
+            return Some(path);
+        }
+    }
+    if depth == 0 {
+        return None;
+    }
+    dirs.sort();
+    dirs.iter().find_map(|d| find_elf(d, name, depth - 1))
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let peer = codex_apply_patch(&scratch.path().join("peer"));
+    if let Err(why) = &peer {
+        println!("peer: codex CLI unavailable, no ratio: {why}");
+    }
+    println!(
+        "apply_patch: median of {ITERATIONS} runs; target: tackle/codex <= {TARGET_RATIO:.1}x"
+    );
+    for scenario in [big_file(), many_files()] {
+        let work = scratch.path().join("work");
+        println!(
+            "{} (patch {} KiB):",
+            scenario.name,
+            scenario.patch.len() / 1024
+        );
+        let ours = tackle(&scenario, &work, &runtime);
+        println!("  tackle apply_patch: {}", ms(ours));
+        match &peer {
+            Ok(binary) => match codex(&scenario, &work, binary) {
+                Ok(theirs) => {
+                    let ratio = ours.as_secs_f64() / theirs.as_secs_f64();
+                    let verdict = if ratio <= TARGET_RATIO {
+                        "met"
+                    } else {
+                        "MISSED"
+                    };
+                    println!("  codex apply_patch:  {}", ms(theirs));
+                    println!(
+                        "  ratio tackle/codex: {ratio:.2}x (target <= {TARGET_RATIO:.1}x: {verdict})"
+                    );
+                }
+                Err(why) => println!("  codex apply_patch: failed: {why}"),
+            },
+            Err(_) => println!("  codex apply_patch: not measured (see above)"),
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! The `apply_patch` tool: the `*** Begin Patch` format models are trained on, applied all or
+//! nothing (reference §10.5, user demands P1–P6).
+//!
+//! Order of a call, each step finishing before the next starts:
+//! 1. parse leniently ([`parse`]); errors name the patch line and the offending text;
+//! 2. resolve every path (sources and move destinations) against the Location, assert
+//!    `external_directory` once per distinct outside directory, then one `edit` with every
+//!    resource, de-duplicated in hunk order. Nothing is read before approval;
+//! 3. read every named file and compute every new content in memory ([`plan`], [`derive`]):
+//!    later hunks see earlier ones, a replayed change is recognised as already applied, each
+//!    file keeps its BOM, line endings and trailing-newline state, non-UTF-8 files are refused;
+//! 4. commit each file atomically, checking it still holds the bytes the patch was computed
+//!    from, and restore every file already changed if a later one fails ([`commit`]).
+//!
+//! Invariants: a failure leaves the tree as it was (or says exactly which files could not be
+//! restored); an added file never replaces one, a move never replaces another file; success
+//! is reported only when every hunk was applied or found already applied.
+
+mod commit;
+mod derive;
+mod diff;
+mod miss;
+mod parse;
+mod plan;
+mod report;
+mod seek;
+mod text;
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tackle_output_store::MAX_BYTES;
+use tackle_permission::{Permission, Request};
+use tackle_tool_core::{Content, Context, Defect, Execute, Tool, ToolError, ToolFailure};
+use tokio::task::JoinSet;
+
+use crate::error::Error;
+use crate::location::{Kind, Location};
+use crate::mutation::FileMutation;
+pub use report::{ApplyPatchOutput, FileDiff, FileStatus};
+
+use parse::HunkKind;
+use plan::{Disk, Resolved, Target};
+
+const NOTHING_CHANGED: &str = "No files were changed.";
+
+const DESCRIPTION: &str = "\
+Applies a patch that adds, deletes, updates or moves files, all or nothing: if any part fails, \
+no file is changed. The patch text looks like this:
+
+*** Begin Patch
+*** Add File: path/to/new.txt
++every line of the new file, each starting with +
+*** Delete File: path/to/old.txt
+*** Update File: path/to/file.py
+*** Move to: path/to/renamed.py
+@@ def some_function():
+ a context line (a space, then the line as it is in the file)
+-a line to remove
++a line to add
+*** End of File
+*** End Patch
+
+Each @@ chunk is located after the previous one; `@@ <text>` first finds the line <text> \
+(e.g. a class or function header) and the chunk is searched after it. Give about 3 lines of \
+context above and below each change, copied exactly from the file. `*** End of File` marks a \
+chunk that ends at the end of the file; `*** Move to:` (optional) renames the updated file. \
+Paths are relative to the working directory (absolute paths outside it need permission). A \
+change that is already in the file is reported as already applied.";
+
+/// The input of `apply_patch`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplyPatchInput {
+    /// The full patch text, from `*** Begin Patch` to `*** End Patch`.
+    pub patch_text: String,
+}
+
+/// The `apply_patch` leaf of one Location.
+#[derive(Debug, Clone)]
+pub struct ApplyPatch {
+    location: Location,
+    permission: Permission,
+    mutation: FileMutation,
+}
+
+impl ApplyPatch {
+    /// The tool for `location`, asking `permission` and writing through `mutation`.
+    pub fn new(location: Location, permission: Permission, mutation: FileMutation) -> Self {
+        Self {
+            location,
+            permission,
+            mutation,
+        }
+    }
+
+    /// The finished tool; its permission action is `edit` (PA12).
+    pub fn tool(self) -> Tool {
+        Tool::typed(DESCRIPTION, self)
+            .model_output(|output: &ApplyPatchOutput| {
+                vec![Content::text(report::model_text(output))]
+            })
+            .build()
+            .with_action("edit")
+    }
+}
+
+impl Execute for ApplyPatch {
+    type Input = ApplyPatchInput;
+    type Output = ApplyPatchOutput;
+
+    async fn execute(
+        &self,
+        input: ApplyPatchInput,
+        ctx: &Context,
+    ) -> Result<ApplyPatchOutput, ToolError> {
+        if input.patch_text.trim().is_empty() {
+            return Err(ToolError::failure("patchText is required"));
+        }
+        let tp = std::time::Instant::now();
+        let patch = parse::parse(&input.patch_text)
+            .map_err(|err| ToolError::failure(format!("apply_patch verification failed: {err}")))?;
+        if patch.hunks.is_empty() {
+            return Err(ToolError::failure("patch rejected: empty patch"));
+        }
+        let t0 = std::time::Instant::now();
+        let resolved = self.resolve(&patch)?;
+        self.authorize(&resolved, &input.patch_text, ctx).await?;
+        let t2 = std::time::Instant::now();
+        let disk = self.read(&resolved).await?;
+        let t3 = std::time::Instant::now();
+        let changes = plan::plan(&resolved, &disk)
+            .map_err(|why| ToolError::failure(format!("{}\n{NOTHING_CHANGED}", why.trim_end())))?;
+        let t35 = std::time::Instant::now();
+        // Above the output store's bound of one result, the diff texts go and the counts stay.
+        let output = report::output(&changes, MAX_BYTES);
+        let t4 = std::time::Instant::now();
+        let r = commit::commit(&self.mutation, changes).await;
+        eprintln!(
+            "TIMING parse {:?} pre {:?} read {:?} plan {:?} output {:?} commit {:?}",
+            t0 - tp,
+            t2 - t0,
+            t3 - t2,
+            t35 - t3,
+            t4 - t35,
+            t4.elapsed()
+        );
+        std::future::ready(r)
+            .await
+            .map_err(|failure| ToolError::failure(failure.message()))?;
+        Ok(output)
+    }
+}
+
+impl ApplyPatch {
+    fn resolve<'p>(&self, patch: &'p parse::Patch) -> Result<Vec<Resolved<'p>>, ToolError> {
+        let target = |path: &str| -> Result<Target, ToolError> {
+            let resolved = self.location.resolve(path, Kind::File).map_err(|err| {
+                let why = match &err {
+                    Error::Path { reason, .. } => reason.to_string(),
+                    other => other.to_string(),
+                };
+                ToolFailure::new(format!(
+                    "Unable to apply patch at {path}: {why}. {NOTHING_CHANGED}"
+                ))
+            })?;
+            Ok(Target {
+                resource: resolved.resource,
+                path: resolved.canonical,
+                external: resolved.external.map(|external| external.pattern),
+            })
+        };
+        patch
+            .hunks
+            .iter()
+            .map(|hunk| {
+                let move_to = match &hunk.kind {
+                    HunkKind::Update {
+                        move_to: Some(to), ..
+                    } => Some(target(to)?),
+                    _ => None,
+                };
+                Ok(Resolved {
+                    hunk,
+                    target: target(hunk.path())?,
+                    move_to,
+                })
+            })
+            .collect()
+    }
+
+    /// One `external_directory` per distinct outside directory, then one `edit` for all.
+    async fn authorize(
+        &self,
+        resolved: &[Resolved<'_>],
+        patch_text: &str,
+        ctx: &Context,
+    ) -> Result<(), ToolError> {
+        let targets = targets(resolved);
+        let mut directories: Vec<&str> = Vec::new();
+        for pattern in targets.iter().filter_map(|t| t.external.as_deref()) {
+            if !directories.contains(&pattern) {
+                directories.push(pattern);
+            }
+        }
+        for pattern in directories {
+            let request = Request::new(ctx, "external_directory", vec![pattern.to_owned()])
+                .with_save(vec![pattern.to_owned()]);
+            self.permission.assert(request).await?;
+        }
+        let mut resources: Vec<String> = Vec::new();
+        for target in targets {
+            if !resources.contains(&target.resource) {
+                resources.push(target.resource.clone());
+            }
+        }
+        let request = Request::new(ctx, "edit", resources)
+            .with_save(vec!["*".to_owned()])
+            .with_metadata(
+                "patchText",
+                serde_json::Value::String(patch_text.to_owned()),
+            );
+        self.permission.assert(request).await?;
+        Ok(())
+    }
+
+    /// Reads every named path once, after approval (never before: see the module order),
+    /// several files at a time. No lock is needed: writers replace files by renaming, and the
+    /// commit checks under each file's lock that it still holds the bytes read here.
+    async fn read(&self, resolved: &[Resolved<'_>]) -> Result<HashMap<PathBuf, Disk>, ToolError> {
+        let mut tasks = JoinSet::new();
+        let mut seen = HashSet::new();
+        for (index, target) in targets(resolved).into_iter().enumerate() {
+            if seen.insert(&target.path) {
+                let target = target.clone();
+                tasks.spawn_blocking(move || {
+                    let state = read_disk(&target.path);
+                    (index, target, state)
+                });
+            }
+        }
+        let mut disk = HashMap::new();
+        let mut failure: Option<(usize, String)> = None;
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                Ok((_, target, Ok(state))) => {
+                    disk.insert(target.path, state);
+                }
+                Ok((index, target, Err(err))) => {
+                    if failure.as_ref().is_none_or(|(first, _)| index < *first) {
+                        let message = format!(
+                            "Unable to apply patch at {}: cannot read it: {err}. {NOTHING_CHANGED}",
+                            target.resource
+                        );
+                        failure = Some((index, message));
+                    }
+                }
+                Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
+                Err(join) => {
+                    return Err(Defect::with_source("reading the patched files", join).into());
+                }
+            }
+        }
+        match failure {
+            Some((_, message)) => Err(ToolError::failure(message)),
+            None => Ok(disk),
+        }
+    }
+}
+
+/// What is at `path` (a canonical path: symlinks are already resolved).
+fn read_disk(path: &Path) -> io::Result<Disk> {
+    match fs::metadata(path) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(Disk::Missing),
+        Err(err) => Err(err),
+        Ok(meta) if meta.is_dir() => Ok(Disk::Directory),
+        Ok(meta) if meta.is_file() => fs::read(path).map(Disk::File),
+        Ok(_) => Ok(Disk::Other),
+    }
+}
+
+/// Every path the hunks name, in hunk order (a move's source, then its destination).
+fn targets<'r>(resolved: &'r [Resolved<'_>]) -> Vec<&'r Target> {
+    let mut targets = Vec::with_capacity(resolved.len());
+    for r in resolved {
+        targets.push(&r.target);
+        targets.extend(r.move_to.as_ref());
+    }
+    targets
+}

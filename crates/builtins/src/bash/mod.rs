@@ -1,0 +1,373 @@
+//! The `bash` tool (reference §10.1 BA1–BA11): a shell command that cannot hang the call,
+//! cannot leak unbounded output, and is permitted command by command.
+//!
+//! Order of a call: decode (timeout 1..=600000 ms) → resolve `workdir` through the Location
+//! (BA1) → `external_directory` if it is outside (BA2) → analyse the line (`parse`) and plan
+//! its permission (`policy`) → `external_directory` for `cd` targets, file-command paths and
+//! redirect targets outside the Location → `bash` with one resource per simple command (BA4,
+//! beyond the reference) → the working directory must still be a directory (BA5) → run
+//! (`process`, `supervise`) → normalise and report (`output`).
+//!
+//! Invariants:
+//! - Nothing runs before every assertion passed; a denial runs nothing.
+//! - The command's whole process group is gone when the call returns, is cancelled or its
+//!   future is dropped (TERM, then KILL after 3 s).
+//! - Capture is bounded per stream (1 MiB) and every dropped byte is counted; model output is
+//!   bounded by settle, not here (reference A16–A17).
+
+mod capture;
+mod env;
+mod group;
+mod normalize;
+mod output;
+mod parse;
+mod policy;
+mod process;
+mod supervise;
+mod words;
+mod wrappers;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use tackle_permission::{Permission, Request};
+use tackle_tool_core::{Content, Context, Execute, Halt, Tool, ToolError, ToolFailure};
+
+pub use output::{BashOutput, TerminatedProcess, model_text};
+
+use crate::location::{Kind, Location};
+use process::{Job, RunError};
+
+/// Default timeout of a command, in milliseconds.
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+/// Largest timeout a call may ask for, in milliseconds.
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
+/// Bytes of stdout, and separately of stderr, kept in memory per command.
+pub const MAX_CAPTURE_BYTES: usize = 1_048_576;
+/// Time between TERM and KILL when a command's group is terminated.
+pub const FORCE_KILL_AFTER: Duration = group::GRACE;
+
+/// The input of `bash`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct BashInput {
+    /// The command to execute.
+    pub command: String,
+    /// The directory to run the command in, relative to the workspace directory or absolute.
+    /// Defaults to the workspace directory. Use this instead of `cd <dir> && <command>`.
+    pub workdir: Option<String>,
+    /// Optional timeout in milliseconds (default 120000, at most 600000).
+    #[schemars(with = "Option<u64>", range(min = 1, max = 600_000))]
+    pub timeout: Option<TimeoutMs>,
+    /// A clear, concise description of what this command does in 5-10 words.
+    pub description: Option<String>,
+}
+
+/// A command timeout in milliseconds: positive and at most [`MAX_TIMEOUT_MS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "u64")]
+pub struct TimeoutMs(u64);
+
+impl TimeoutMs {
+    /// The timeout in milliseconds.
+    pub fn millis(self) -> u64 {
+        self.0
+    }
+}
+
+impl TryFrom<u64> for TimeoutMs {
+    type Error = String;
+
+    fn try_from(ms: u64) -> Result<Self, String> {
+        if ms == 0 || ms > MAX_TIMEOUT_MS {
+            return Err(format!(
+                "the timeout must be a positive number of milliseconds, at most \
+                 {MAX_TIMEOUT_MS}; got {ms}"
+            ));
+        }
+        Ok(Self(ms))
+    }
+}
+
+/// How `bash` runs commands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BashOptions {
+    /// The shell given `-c <command>` (the configured `shell`; default `/bin/sh`).
+    pub shell: PathBuf,
+    /// Names, or `*` patterns, of credential-looking environment variables that commands may
+    /// still see (`GITHUB_TOKEN`, `AWS_*`).
+    pub env_allow: Vec<String>,
+    /// The environment commands start from; `None`: the host process's, read at each call.
+    pub env: Option<Vec<(OsString, OsString)>>,
+    /// Bytes kept per stream ([`MAX_CAPTURE_BYTES`]).
+    pub capture_limit: usize,
+}
+
+impl Default for BashOptions {
+    fn default() -> Self {
+        Self {
+            shell: PathBuf::from("/bin/sh"),
+            env_allow: Vec::new(),
+            env: None,
+            capture_limit: MAX_CAPTURE_BYTES,
+        }
+    }
+}
+
+fn description(shell: &Path) -> String {
+    format!(
+        "Executes a shell command with {shell} and returns its output.\n\
+\n\
+- The command runs in the workspace directory, or in `workdir` (relative to the workspace, \
+or absolute). Use `workdir` instead of `cd <dir> && ...`. Each call starts a fresh shell: \
+directory changes and variables do not carry over.\n\
+- There is no terminal and standard input is empty: editors, pagers and prompts cannot be \
+used. Pass non-interactive flags (`-y`, `--no-edit`, `-m <message>`); PAGER and GIT_PAGER \
+are `cat`.\n\
+- The command is stopped after `timeout` ms (default {DEFAULT_TIMEOUT_MS}, at most \
+{MAX_TIMEOUT_MS}). Processes still running when the command exits are terminated, so do \
+not leave servers running in the background with `&`.\n\
+- stdout and stderr are each captured up to 1 MiB (the first and last 512 KiB are kept and \
+the rest counted); colour codes and progress redraws are removed. A non-zero exit code is \
+reported, not treated as a failure.\n\
+- Environment variables that look like credentials are removed.\n\
+- Prefer the read, edit, write, glob and grep tools for reading, changing and finding files.",
+        shell = shell.display()
+    )
+}
+
+/// What a command line is asked about before it runs, for hosts that preview or explain a
+/// call (and for tests): the same plan the tool asserts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandPermission {
+    /// `<dir>/*` of every directory outside the Location that a `cd` target, a path argument
+    /// of a file command or an output redirect lies in (`external_directory`).
+    pub external_directories: Vec<String>,
+    /// One resource per simple command, quotes resolved, plus the text of every part that
+    /// cannot be resolved statically (`bash`).
+    pub resources: Vec<String>,
+    /// The patterns an "always" reply saves (`git checkout *`).
+    pub save: Vec<String>,
+    /// Parts that cannot be resolved statically, with why; they make the call ask.
+    pub unresolved: Vec<UnresolvedPart>,
+    /// Advisory warnings (reference BA3).
+    pub warnings: Vec<String>,
+}
+
+/// A part of a command line that cannot be resolved without running it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnresolvedPart {
+    /// Its source text.
+    pub text: String,
+    /// Why it cannot be resolved.
+    pub reason: String,
+}
+
+/// The permission plan of `command` run in `cwd` (canonical, inside or outside `location`),
+/// with `home` as `~`.
+pub fn command_permission(
+    command: &str,
+    location: &Location,
+    cwd: &Path,
+    home: Option<&Path>,
+) -> CommandPermission {
+    let analysis = parse::analyze(command);
+    let plan = policy::plan(
+        command,
+        &analysis,
+        policy::Place {
+            location,
+            cwd,
+            home,
+        },
+    );
+    CommandPermission {
+        external_directories: plan.external,
+        resources: plan.resources,
+        save: plan.save,
+        unresolved: plan
+            .unresolved
+            .into_iter()
+            .map(|u| UnresolvedPart {
+                text: u.text,
+                reason: u.reason.to_owned(),
+            })
+            .collect(),
+        warnings: plan.warnings,
+    }
+}
+
+/// The `bash` tool of a Location's services, with [`BashOptions::default`] (`/bin/sh`, no
+/// credential allow-list).
+pub fn tool(services: &crate::LocationServices) -> Tool {
+    bash_tool(
+        services.location.clone(),
+        services.permission.clone(),
+        BashOptions::default(),
+    )
+}
+
+/// The `bash` tool for `location`, asserting through `permission`.
+pub fn bash_tool(location: Location, permission: Permission, options: BashOptions) -> Tool {
+    let description = description(&options.shell);
+    Tool::typed(
+        description,
+        BashTool {
+            location,
+            permission,
+            options,
+        },
+    )
+    .model_output(|out| vec![Content::text(model_text(out))])
+    .build()
+}
+
+struct BashTool {
+    location: Location,
+    permission: Permission,
+    options: BashOptions,
+}
+
+fn failure(message: impl Into<String>) -> ToolError {
+    ToolError::failure(message)
+}
+
+impl Execute for BashTool {
+    type Input = BashInput;
+    type Output = BashOutput;
+
+    async fn execute(&self, input: BashInput, ctx: &Context) -> Result<BashOutput, ToolError> {
+        let command = input.command;
+        if command.trim().is_empty() {
+            return Err(failure("The command is empty."));
+        }
+        if command.contains('\0') {
+            return Err(failure("The command contains a NUL character."));
+        }
+        let analysis = parse::analyze(&command);
+        if let Some(program) = &analysis.interactive {
+            return Err(failure(format!(
+                "`{program}` is an interactive editor, and commands here run without a \
+                 terminal, so it would only wait for input that never comes. Edit files with \
+                 the edit or write tools, or run the editor in a batch mode (for example \
+                 `vim -es`)."
+            )));
+        }
+
+        // BA1–BA2: the working directory.
+        let workdir = input.workdir.as_deref().unwrap_or(".");
+        let target = self
+            .location
+            .resolve(workdir, Kind::Directory)
+            .map_err(|err| failure(format!("Invalid workdir: {err}")))?;
+        let workdir_pattern = target.external.as_ref().map(|e| e.pattern.clone());
+        if let Some(pattern) = &workdir_pattern {
+            self.assert_external(ctx, vec![pattern.clone()], &command)
+                .await?;
+        }
+
+        // The paths the command touches, then every simple command.
+        let base = match &self.options.env {
+            Some(env) => env.clone(),
+            None => std::env::vars_os().collect(),
+        };
+        let env = env::command_env(base, &self.options.env_allow);
+        let home = env.get("HOME").map(Path::new);
+        let place = policy::Place {
+            location: &self.location,
+            cwd: &target.canonical,
+            home,
+        };
+        let plan = policy::plan(&command, &analysis, place);
+        let external: Vec<String> = plan
+            .external
+            .iter()
+            .filter(|p| workdir_pattern.as_ref() != Some(*p))
+            .cloned()
+            .collect();
+        if !external.is_empty() {
+            self.assert_external(ctx, external, &command).await?;
+        }
+        let mut request = Request::new(ctx, "bash", plan.resources.clone())
+            .with_save(plan.save.clone())
+            .with_metadata("command", json!(command));
+        if !plan.unresolved.is_empty() {
+            let unresolved: Vec<Value> = plan
+                .unresolved
+                .iter()
+                .map(|u| json!({"text": u.text, "reason": u.reason}))
+                .collect();
+            // A rule written for a command (`git status*`) may match such a text by prefix;
+            // only the user can judge it.
+            request = request
+                .with_metadata("unresolved", Value::Array(unresolved))
+                .with_always_ask();
+        }
+        self.permission
+            .assert(request)
+            .await
+            .map_err(ToolError::from)?;
+
+        // BA5: it may have changed while permission was being asked.
+        if !std::fs::metadata(&target.canonical).is_ok_and(|meta| meta.is_dir()) {
+            return Err(failure(format!(
+                "Working directory is not a directory: {}",
+                target.canonical.display()
+            )));
+        }
+
+        let timeout_ms = input.timeout.map_or(DEFAULT_TIMEOUT_MS, TimeoutMs::millis);
+        let job = Job {
+            shell: &self.options.shell,
+            command: &command,
+            cwd: &target.canonical,
+            env: &env.vars,
+            timeout: Duration::from_millis(timeout_ms),
+            capture_limit: self.options.capture_limit,
+        };
+        let finished = match process::run(job, &ctx.cancel).await {
+            Ok(finished) => finished,
+            Err(RunError::Cancelled) => return Err(Halt::Cancelled.into()),
+            Err(err) => {
+                // BA11, with the cause for the host.
+                let mut metadata = Map::new();
+                metadata.insert("reason".to_owned(), json!(err.to_string()));
+                return Err(
+                    ToolFailure::new(format!("Unable to execute command: {command}"))
+                        .with_metadata(metadata)
+                        .into(),
+                );
+            }
+        };
+        let call = output::Call {
+            command,
+            cwd: target.canonical.display().to_string(),
+            shell: self.options.shell.display().to_string(),
+            timeout_ms,
+            capture_limit: self.options.capture_limit,
+            warnings: plan.warnings,
+        };
+        Ok(output::build(call, finished))
+    }
+}
+
+impl BashTool {
+    async fn assert_external(
+        &self,
+        ctx: &Context,
+        patterns: Vec<String>,
+        command: &str,
+    ) -> Result<(), ToolError> {
+        let request = Request::new(ctx, "external_directory", patterns.clone())
+            .with_save(patterns)
+            .with_metadata("command", json!(command));
+        self.permission
+            .assert(request)
+            .await
+            .map_err(ToolError::from)
+    }
+}

@@ -1,0 +1,164 @@
+//! Starting one command so that it cannot hang the call or outlive it.
+//!
+//! - The shell leads a new process group, with stdin from `/dev/null` and the given
+//!   environment, and never has a controlling terminal (opening `/dev/tty` fails at once): when
+//!   the host has one, the shell also starts a new session. (`setsid` costs milliseconds on
+//!   kernels with scheduler autogroups, and forces fork instead of posix_spawn, so it is only
+//!   paid when there is a terminal to leave.)
+//! - A blocking thread ([`supervise`](super::supervise)) then owns the command: it reads
+//!   stdout and stderr into bounded captures, returns when the main process exits (terminating
+//!   what is left of its group), enforces the timeout (TERM, KILL after 3 s), and terminates the
+//!   group when the call is cancelled or its future dropped.
+
+use std::ffi::OsString;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::Path;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use process_wrap::std::{CommandWrap, ProcessGroup, ProcessSession};
+use rustix::fs::{Mode, OFlags};
+use rustix::pipe::{PipeFlags, pipe_with};
+use rustix::process::Pid;
+use tokio_util::sync::CancellationToken;
+
+use super::capture::Captured;
+use super::group::{GroupGuard, Member};
+use super::supervise::{Outcome, Watch, supervise};
+
+/// What to run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Job<'a> {
+    pub(crate) shell: &'a Path,
+    pub(crate) command: &'a str,
+    pub(crate) cwd: &'a Path,
+    pub(crate) env: &'a [(OsString, OsString)],
+    pub(crate) timeout: Duration,
+    /// Bytes kept per stream.
+    pub(crate) capture_limit: usize,
+}
+
+/// How the command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// The main process exited by itself.
+    Exited(ExitStatus),
+    /// The timeout passed; the group was terminated.
+    TimedOut,
+}
+
+/// One finished command.
+#[derive(Debug)]
+pub(crate) struct Finished {
+    pub(crate) ending: Ending,
+    pub(crate) stdout: Captured,
+    pub(crate) stderr: Captured,
+    /// Processes of the group (besides the main one) that were still running and had to be
+    /// terminated.
+    pub(crate) terminated: Vec<Member>,
+    /// Some of them ignored TERM and were killed after the grace period.
+    pub(crate) killed: bool,
+    /// Reading stopped before end of file: a process outside the group still held a pipe.
+    pub(crate) unread: bool,
+}
+
+/// Why a command could not be run to an ending.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RunError {
+    #[error("cannot start {shell}: {source}")]
+    Spawn {
+        shell: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("cannot wait for the command: {0}")]
+    Wait(#[source] io::Error),
+    /// The call was cancelled; the group is being terminated.
+    #[error("the command was cancelled")]
+    Cancelled,
+}
+
+/// Runs `job` to its end, its timeout, or `cancel`.
+pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Finished, RunError> {
+    let mut command = std::process::Command::new(job.shell);
+    command
+        .arg("-c")
+        .arg(job.command)
+        .current_dir(job.cwd)
+        .env_clear()
+        .envs(job.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let spawn_error = |source| RunError::Spawn {
+        shell: job.shell.display().to_string(),
+        source,
+    };
+    let mut wrapped = CommandWrap::from(command);
+    if has_controlling_terminal() {
+        wrapped.wrap(ProcessSession);
+    } else {
+        wrapped.wrap(ProcessGroup::leader());
+    }
+    let mut child = wrapped.spawn().map_err(spawn_error)?;
+    let leader = i32::try_from(child.id())
+        .ok()
+        .and_then(Pid::from_raw)
+        .ok_or_else(|| spawn_error(io::Error::other("the child has no process id")))?;
+    // From here on, dropping the guard (with the watch, if it never runs) ends the group.
+    let guard = GroupGuard::new(leader);
+    let streams = [
+        child.stdout().take().map(OwnedFd::from),
+        child.stderr().take().map(OwnedFd::from),
+    ];
+    let (wake, wake_sender) =
+        pipe_with(PipeFlags::CLOEXEC).map_err(|err| RunError::Wait(io::Error::from(err)))?;
+    let watch = Watch {
+        child,
+        leader,
+        streams,
+        exit: exit_fd(leader),
+        wake,
+        timeout: job.timeout,
+        capture_limit: job.capture_limit,
+        guard,
+    };
+    let supervised = tokio::task::spawn_blocking(move || supervise(watch));
+    // `wake_sender` lives until this returns or is dropped; either way the supervisor then
+    // sees the wake pipe hang up and, unless already done, terminates the group.
+    let outcome = tokio::select! {
+        joined = supervised => joined,
+        () = cancel.cancelled() => return Err(RunError::Cancelled),
+    };
+    drop(wake_sender);
+    match outcome {
+        Ok(Outcome::Finished(finished)) => Ok(finished),
+        Ok(Outcome::Abandoned) => Err(RunError::Cancelled),
+        Ok(Outcome::Failed(err)) => Err(RunError::Wait(err)),
+        Err(join) => Err(RunError::Wait(io::Error::other(join))),
+    }
+}
+
+/// A descriptor that becomes readable when the main process exits (Linux pidfd).
+#[cfg(target_os = "linux")]
+fn exit_fd(leader: Pid) -> Option<OwnedFd> {
+    rustix::process::pidfd_open(leader, rustix::process::PidfdFlags::empty()).ok()
+}
+
+/// Elsewhere the exit is polled.
+#[cfg(not(target_os = "linux"))]
+fn exit_fd(_leader: Pid) -> Option<OwnedFd> {
+    None
+}
+
+/// True when this process has a controlling terminal, which a child in the same session
+/// could open.
+fn has_controlling_terminal() -> bool {
+    rustix::fs::open(
+        "/dev/tty",
+        OFlags::RDONLY | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .is_ok()
+}

@@ -1,0 +1,287 @@
+//! The blocking side of one command: a single thread polls the output pipes, the main
+//! process's exit (a pidfd on Linux), the call's wake pipe and the clock, and takes the
+//! command's process group from running to gone.
+//!
+//! Phases: run until the main process exits, the timeout passes or the call goes away (the
+//! wake pipe becomes readable or hangs up); then, if anything of the group still runs, TERM
+//! it and KILL what is left after [`GRACE`]; then read what the pipes still hold, for at most
+//! [`DRAIN`]. The thread always finishes these phases, so a call that is abandoned still
+//! terminates its group.
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+use process_wrap::std::ChildWrapper;
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::process::{Pid, Signal};
+
+use super::capture::Capture;
+use super::group::{self, GRACE, GroupGuard};
+use super::process::{Ending, Finished};
+
+/// How long the pipes are still read after the command's group is gone.
+pub(crate) const DRAIN: Duration = Duration::from_millis(500);
+
+/// How long to wait for the main process to be reaped after KILL.
+const REAP: Duration = Duration::from_secs(2);
+
+/// How often the group is checked while it is being terminated, and the exit polled where no
+/// pidfd is available.
+const SLICE: Duration = Duration::from_millis(10);
+
+/// Size of one pipe read.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// A read smaller than this, while the command runs, is followed by a short pause.
+const COALESCE_BELOW: usize = 16 * 1024;
+
+/// That pause: short next to a pipe's 64 KiB, long next to one wakeup.
+const COALESCE: Duration = Duration::from_micros(50);
+
+/// Everything the supervising thread owns.
+pub(crate) struct Watch {
+    pub(crate) child: Box<dyn ChildWrapper>,
+    pub(crate) leader: Pid,
+    /// stdout and stderr.
+    pub(crate) streams: [Option<OwnedFd>; 2],
+    /// Readable once the main process has exited (a pidfd), where available.
+    pub(crate) exit: Option<OwnedFd>,
+    /// Readable or hung up once the call is cancelled or abandoned.
+    pub(crate) wake: OwnedFd,
+    pub(crate) timeout: Duration,
+    pub(crate) capture_limit: usize,
+    /// Terminates the group if this watch is dropped without being run.
+    pub(crate) guard: GroupGuard,
+}
+
+/// How supervision ended.
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    Finished(Finished),
+    /// The call went away; the group has been terminated.
+    Abandoned,
+    /// The main process could not be waited for.
+    Failed(io::Error),
+}
+
+/// What one poll saw.
+#[derive(Debug, Default, Clone, Copy)]
+struct Events {
+    exit: bool,
+    woke: bool,
+}
+
+struct Supervisor {
+    child: Box<dyn ChildWrapper>,
+    leader: Pid,
+    streams: [Option<OwnedFd>; 2],
+    captures: [Capture; 2],
+    exit: Option<OwnedFd>,
+    wake: OwnedFd,
+    status: Option<ExitStatus>,
+    buffer: Vec<u8>,
+}
+
+/// Runs the phases above; returns when the group is gone and the pipes are read.
+pub(crate) fn supervise(watch: Watch) -> Outcome {
+    let Watch {
+        child,
+        leader,
+        streams,
+        exit,
+        wake,
+        timeout,
+        capture_limit,
+        mut guard,
+    } = watch;
+    let mut supervisor = Supervisor {
+        child,
+        leader,
+        streams,
+        captures: [Capture::new(capture_limit), Capture::new(capture_limit)],
+        exit,
+        wake,
+        status: None,
+        buffer: vec![0; READ_CHUNK],
+    };
+    let outcome = supervisor.run(timeout);
+    // Every path of `run` ends with the group terminated.
+    guard.disarm();
+    outcome
+}
+
+impl Supervisor {
+    fn run(&mut self, timeout: Duration) -> Outcome {
+        let deadline = Instant::now() + timeout;
+        let mut abandoned = false;
+        let mut timed_out = false;
+        let mut check_exit = true;
+        loop {
+            if check_exit {
+                match self.reap() {
+                    Ok(true) => break,
+                    Ok(false) => {}
+                    Err(err) => {
+                        self.terminate();
+                        return Outcome::Failed(err);
+                    }
+                }
+            }
+            if Instant::now() >= deadline {
+                timed_out = true;
+                break;
+            }
+            let events = self.pump(deadline, true, true);
+            if events.woke {
+                abandoned = true;
+                break;
+            }
+            check_exit = events.exit;
+        }
+
+        let mut terminated = Vec::new();
+        let mut killed = false;
+        if timed_out || abandoned || group::running(self.leader) {
+            let leader = self.leader.as_raw_nonzero().get();
+            terminated = group::members(self.leader);
+            terminated.retain(|member| member.pid != leader);
+            killed = self.terminate();
+        }
+        if abandoned {
+            return Outcome::Abandoned;
+        }
+
+        let drain_until = Instant::now() + DRAIN;
+        while self.streams.iter().any(Option::is_some) && Instant::now() < drain_until {
+            self.pump(drain_until, false, false);
+        }
+        let unread = self.streams.iter().any(Option::is_some);
+        let [stdout, stderr] =
+            std::mem::replace(&mut self.captures, [Capture::new(0), Capture::new(0)]);
+        let ending = match (timed_out, self.status) {
+            (false, Some(status)) => Ending::Exited(status),
+            _ => Ending::TimedOut,
+        };
+        Outcome::Finished(Finished {
+            ending,
+            stdout: stdout.finish(),
+            stderr: stderr.finish(),
+            terminated,
+            killed,
+            unread,
+        })
+    }
+
+    /// TERM the group, KILL it after the grace period if anything survives, and reap the main
+    /// process; output keeps being read meanwhile. True if KILL was needed.
+    fn terminate(&mut self) -> bool {
+        group::signal(self.leader, Signal::TERM);
+        let kill_at = Instant::now() + GRACE;
+        let mut killed = false;
+        loop {
+            let reaped = self.reap().unwrap_or(true);
+            if reaped && !group::running(self.leader) {
+                break;
+            }
+            let now = Instant::now();
+            if now >= kill_at {
+                killed = group::signal(self.leader, Signal::KILL);
+                break;
+            }
+            self.pump(kill_at.min(now + SLICE), !reaped, false);
+        }
+        let reap_until = Instant::now() + REAP;
+        while !self.reap().unwrap_or(true) && Instant::now() < reap_until {
+            self.pump(reap_until.min(Instant::now() + SLICE), true, false);
+        }
+        killed
+    }
+
+    /// Reaps the main process if it has exited; true once it has.
+    fn reap(&mut self) -> io::Result<bool> {
+        if self.status.is_none() {
+            // Waited for by pid, not by group: the main process is our only child, and this
+            // still finds it if it moved to another group.
+            self.status = self.child.inner_mut().try_wait()?;
+        }
+        Ok(self.status.is_some())
+    }
+
+    /// One poll, until `until` at the latest; reads what the pipes hold.
+    fn pump(&mut self, until: Instant, watch_exit: bool, watch_wake: bool) -> Events {
+        let mut timeout = until.saturating_duration_since(Instant::now());
+        if watch_exit && self.exit.is_none() {
+            // Without a pidfd the exit is polled.
+            timeout = timeout.min(SLICE);
+        }
+        let wanted = PollFlags::IN;
+        let mut ready = [false; 4];
+        {
+            let mut fds = Vec::with_capacity(4);
+            let mut slots = Vec::with_capacity(4);
+            for (slot, fd) in self.streams.iter().enumerate() {
+                if let Some(fd) = fd {
+                    fds.push(PollFd::new(fd, wanted));
+                    slots.push(slot);
+                }
+            }
+            if watch_exit && let Some(fd) = &self.exit {
+                fds.push(PollFd::new(fd, wanted));
+                slots.push(2);
+            }
+            if watch_wake {
+                fds.push(PollFd::new(&self.wake, wanted));
+                slots.push(3);
+            }
+            // Timeouts here are at most the call's (10 minutes): always representable.
+            let timespec = Timespec::try_from(timeout).unwrap_or(Timespec {
+                tv_sec: 0,
+                tv_nsec: 10_000_000,
+            });
+            if fds.is_empty() {
+                std::thread::sleep(timeout);
+            } else if poll(&mut fds, Some(&timespec)).is_ok() {
+                for (fd, slot) in fds.iter().zip(slots) {
+                    ready[slot] = !fd.revents().is_empty();
+                }
+            }
+        }
+        let mut small = false;
+        for (slot, is_ready) in [ready[0], ready[1]].into_iter().enumerate() {
+            if is_ready {
+                small |= self.read(slot).is_some_and(|n| n < COALESCE_BELOW);
+            }
+        }
+        if small && watch_wake {
+            // Output is not streamed anywhere: letting a trickling writer fill the pipe a
+            // little costs no latency that matters and saves most wakeups.
+            std::thread::sleep(COALESCE);
+        }
+        Events {
+            exit: ready[2] || (watch_exit && self.exit.is_none()),
+            woke: ready[3],
+        }
+    }
+
+    /// Reads once from a ready stream; end of file or an error closes it. The bytes read.
+    fn read(&mut self, slot: usize) -> Option<usize> {
+        let fd = self.streams[slot].as_ref()?;
+        match rustix::io::read(fd, &mut self.buffer[..]) {
+            Ok(0) => {
+                self.streams[slot] = None;
+                None
+            }
+            Ok(n) => {
+                self.captures[slot].push(&self.buffer[..n]);
+                Some(n)
+            }
+            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => None,
+            Err(_) => {
+                self.streams[slot] = None;
+                None
+            }
+        }
+    }
+}

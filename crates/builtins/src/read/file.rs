@@ -1,0 +1,130 @@
+//! Reading one file: sniff it, then page its text or take it whole as media.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use super::decode::Decoder;
+use super::page::{Budget, PageError, TextPage, page};
+use super::sniff::{Encoding, SAMPLE_BYTES, Sniffed, sniff};
+
+/// Read buffer for paging: large enough that skipping scans at memory speed.
+const READ_BUFFER: usize = 256 * 1024;
+
+/// What a file read produced.
+#[derive(Debug)]
+pub(crate) enum FileRead {
+    /// A page of text.
+    Page {
+        page: TextPage,
+        encoding: Encoding,
+        mime: String,
+    },
+    /// An image or PDF, whole.
+    Media { mime: &'static str, data: Vec<u8> },
+}
+
+/// Why a file could not be read.
+#[derive(Debug)]
+pub(crate) enum ReadFailure {
+    Binary,
+    MediaTooLarge { limit: u64 },
+    NotUtf8 { offset: u64, line: u64 },
+    OffsetOutOfRange { offset: u64, total: u64 },
+    Io(io::Error),
+}
+
+impl From<io::Error> for ReadFailure {
+    fn from(err: io::Error) -> Self {
+        Self::Io(err)
+    }
+}
+
+/// Reads the file at `path` (already permitted): media whole up to `media_limit` bytes, text
+/// as the page `budget` describes.
+pub(crate) fn read_file(
+    path: &Path,
+    budget: Budget,
+    media_limit: u64,
+) -> Result<FileRead, ReadFailure> {
+    let mut file = File::open(path)?;
+    let mut sample = Vec::new();
+    (&mut file)
+        .take(SAMPLE_BYTES as u64)
+        .read_to_end(&mut sample)?;
+    let complete = sample.len() < SAMPLE_BYTES;
+    match sniff(&sample, complete, path) {
+        Sniffed::Media(mime) => {
+            let size = file.metadata()?.len();
+            if size > media_limit {
+                return Err(ReadFailure::MediaTooLarge { limit: media_limit });
+            }
+            let mut data = sample;
+            // `take` guards against a file that grows while it is read.
+            (&mut file)
+                .take(media_limit + 1 - data.len() as u64)
+                .read_to_end(&mut data)?;
+            if data.len() as u64 > media_limit {
+                return Err(ReadFailure::MediaTooLarge { limit: media_limit });
+            }
+            Ok(FileRead::Media { mime, data })
+        }
+        Sniffed::Binary => Err(ReadFailure::Binary),
+        Sniffed::NotUtf8 { offset } => {
+            let line = sample[..offset].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+            Err(ReadFailure::NotUtf8 {
+                offset: offset as u64,
+                line,
+            })
+        }
+        Sniffed::Text(encoding) => {
+            let skip = match encoding {
+                Encoding::Utf8 { bom } => bom as u64,
+                Encoding::Utf16Le | Encoding::Utf16Be => 2,
+                Encoding::Windows1252 => 0,
+            };
+            file.seek(SeekFrom::Start(skip))?;
+            let result = match encoding {
+                Encoding::Utf8 { .. } => {
+                    page(&mut BufReader::with_capacity(READ_BUFFER, file), budget)
+                }
+                _ => page(
+                    &mut BufReader::with_capacity(READ_BUFFER, Decoder::new(file, encoding, skip)),
+                    budget,
+                ),
+            };
+            let page = result.map_err(|err| match err {
+                PageError::OffsetOutOfRange { offset, total } => {
+                    ReadFailure::OffsetOutOfRange { offset, total }
+                }
+                PageError::NotUtf8 { offset, line } => ReadFailure::NotUtf8 {
+                    offset: offset + skip,
+                    line,
+                },
+                PageError::Io(err) => ReadFailure::Io(err),
+            })?;
+            Ok(FileRead::Page {
+                page,
+                encoding,
+                mime: text_mime(path),
+            })
+        }
+    }
+}
+
+/// The media type of a text file from its extension; `text/plain` unless that names a text
+/// format (`.ts` would otherwise be a video).
+fn text_mime(path: &Path) -> String {
+    let guess = mime_guess::from_path(path).first();
+    match guess {
+        Some(mime)
+            if mime.type_() == mime_guess::mime::TEXT
+                || ["json", "xml", "javascript", "yaml", "toml"]
+                    .iter()
+                    .any(|suffix| mime.subtype().as_str().ends_with(suffix)) =>
+        {
+            mime.essence_str().to_owned()
+        }
+        _ => "text/plain".to_owned(),
+    }
+}

@@ -1,0 +1,85 @@
+//! Directory listings: entries that resolve inside the allowed scope, directories first.
+
+use std::cmp::Ordering;
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::location::contains;
+
+/// One listed entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Entry {
+    /// The entry's name; a directory's ends with `/`.
+    pub name: String,
+    /// True for a directory.
+    pub directory: bool,
+}
+
+/// A page of a directory listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listing {
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) offset: u64,
+    pub(crate) total: u64,
+    pub(crate) next: Option<u64>,
+}
+
+/// Lists `directory` from the 1-based entry `offset`, at most `limit` entries. Entries whose
+/// real target lies outside `scope` (a symlink leading out) or that are neither a file nor a
+/// directory (or a dangling link) are left out (reference RD4).
+pub(crate) fn list(
+    directory: &Path,
+    scope: &Path,
+    offset: u64,
+    limit: usize,
+) -> io::Result<Listing> {
+    let mut entries = Vec::new();
+    for entry in fs::read_dir(directory)? {
+        let entry = entry?;
+        let Ok(real) = fs::canonicalize(entry.path()) else {
+            continue;
+        };
+        if !contains(scope, &real) {
+            continue;
+        }
+        let Ok(meta) = fs::metadata(&real) else {
+            continue;
+        };
+        if !meta.is_dir() && !meta.is_file() {
+            continue;
+        }
+        let mut name = entry.file_name().to_string_lossy().into_owned();
+        if meta.is_dir() {
+            name.push('/');
+        }
+        entries.push(Entry {
+            name,
+            directory: meta.is_dir(),
+        });
+    }
+    entries.sort_by(order);
+    let total = entries.len() as u64;
+    let offset = offset.max(1);
+    let skip = usize::try_from(offset - 1).unwrap_or(usize::MAX);
+    let page: Vec<Entry> = entries.into_iter().skip(skip).take(limit).collect();
+    let end = offset - 1 + page.len() as u64;
+    let next = (end < total).then_some(end + 1);
+    Ok(Listing {
+        entries: page,
+        offset,
+        total,
+        next,
+    })
+}
+
+/// Directories first, then by name ignoring case, then exactly.
+fn order(a: &Entry, b: &Entry) -> Ordering {
+    b.directory
+        .cmp(&a.directory)
+        .then_with(|| a.name.to_lowercase().cmp(&b.name.to_lowercase()))
+        .then_with(|| a.name.cmp(&b.name))
+}

@@ -1,0 +1,443 @@
+//! The `read` leaf: a page of a text file, a directory listing, an image or PDF attachment, or a
+//! page of a managed output (reference §10.2, with the legacy V1 model text).
+//!
+//! Order: resolve → `external_directory` → `read` → only then stat or open anything. A
+//! `tool-output://` reference is served by the output store without a permission prompt.
+//! Memory is proportional to the page, never to the file.
+
+mod decode;
+mod file;
+mod listing;
+mod page;
+mod render;
+mod sniff;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tackle_output_store::{MAX_INLINE_MEDIA_BYTES, OutputRef, PAGE_FRAME_LINES, Page};
+use tackle_tool_core::{Content, Context, Execute, Tool, ToolError, ToolFailure};
+
+pub use listing::Entry;
+
+use crate::LocationServices;
+use crate::authorize::authorize;
+use crate::location::{EntryKind, Kind, Resolved};
+use file::{FileRead, ReadFailure, read_file};
+use page::Budget;
+use render::{FRAME_SLACK_BYTES, Hint};
+
+/// Lines (or entries) a page has by default and at most (reference `MAX_READ_LINES`).
+pub const MAX_READ_LINES: u64 = 2000;
+/// The largest image or PDF read as an attachment (reference `MAX_MEDIA_INGEST_BYTES`, and at
+/// most what the output store carries inline).
+pub const MAX_MEDIA_BYTES: u64 = {
+    let ingest = 20 * 1024 * 1024;
+    if (MAX_INLINE_MEDIA_BYTES as u64) < ingest {
+        MAX_INLINE_MEDIA_BYTES as u64
+    } else {
+        ingest
+    }
+};
+
+const DESCRIPTION: &str = "Read a file or directory from the local filesystem. \
+The path may be relative to the working directory or absolute; a tool-output:// reference \
+from an earlier truncated result can be read the same way. Text is returned as numbered lines \
+(\"12: text\"); the number and the \": \" after it are not part of the file. By default up to \
+2000 lines are returned from the start; use offset (1-based line) and limit to page through \
+large files, as the hint at the end of each page says. Lines longer than 2000 characters are \
+cut. Directories list their entries, directories first with a trailing /. Images (PNG, JPEG, \
+GIF, WebP) and PDF files are returned as attachments; other binary files cannot be read.";
+
+/// The input of `read`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadInput {
+    /// The file or directory to read (relative or absolute), or a tool-output:// reference.
+    pub path: String,
+    /// The line (or directory entry) to start from, 1-based.
+    pub offset: Option<u64>,
+    /// The number of lines (or entries) to read; at most 2000, the default.
+    pub limit: Option<u64>,
+}
+
+/// What `read` returns (the structured output).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum ReadOutput {
+    /// A page of a text file or a managed output.
+    TextPage(TextPageOutput),
+    /// A page of a directory listing.
+    ListPage(ListPageOutput),
+    /// An image or PDF, attached for the model.
+    Media(MediaOutput),
+}
+
+/// A page of text.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TextPageOutput {
+    /// The file's resource, or the managed output's reference.
+    pub path: String,
+    /// The media type of the text.
+    pub mime: String,
+    /// The encoding the text was decoded from.
+    pub encoding: String,
+    /// The page's lines, without line numbers, joined with `\n`.
+    pub content: String,
+    /// The number of the first line.
+    pub offset: u64,
+    /// Lines on this page.
+    pub lines: usize,
+    /// Lines in the whole file.
+    pub total_lines: u64,
+    /// More lines follow.
+    pub truncated: bool,
+    /// The offset to read next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<u64>,
+    /// Lines shortened to 2000 characters.
+    pub clamped_lines: usize,
+    #[serde(skip)]
+    text: String,
+}
+
+/// A page of a directory.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListPageOutput {
+    /// The directory's resource.
+    pub path: String,
+    /// The entries on this page.
+    pub entries: Vec<Entry>,
+    /// The number of the first entry.
+    pub offset: u64,
+    /// Entries in the whole directory.
+    pub total: u64,
+    /// More entries follow.
+    pub truncated: bool,
+    /// The offset to read next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<u64>,
+    #[serde(skip)]
+    text: String,
+}
+
+/// An attached image or PDF.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MediaOutput {
+    /// The file's resource.
+    pub path: String,
+    /// Its media type.
+    pub mime: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    #[serde(skip)]
+    data: Vec<u8>,
+}
+
+/// The `read` tool for the Location of `services`.
+pub fn tool(services: &LocationServices) -> Tool {
+    Tool::typed(
+        DESCRIPTION,
+        Read {
+            services: services.clone(),
+        },
+    )
+    .model_output(model_output)
+    .build()
+}
+
+fn model_output(output: &ReadOutput) -> Vec<Content> {
+    match output {
+        ReadOutput::TextPage(page) => vec![Content::text(page.text.clone())],
+        ReadOutput::ListPage(page) => vec![Content::text(page.text.clone())],
+        ReadOutput::Media(media) => {
+            let what = if media.mime == "application/pdf" {
+                "PDF read successfully"
+            } else {
+                "Image read successfully"
+            };
+            vec![
+                Content::text(what),
+                Content::File {
+                    mime: media.mime.clone(),
+                    data: media.data.clone(),
+                    name: Some(media.path.clone()),
+                },
+            ]
+        }
+    }
+}
+
+struct Read {
+    services: LocationServices,
+}
+
+impl Execute for Read {
+    type Input = ReadInput;
+    type Output = ReadOutput;
+
+    async fn execute(&self, input: ReadInput, ctx: &Context) -> Result<ReadOutput, ToolError> {
+        let limit = match input.limit {
+            Some(0) => return Err(ToolError::failure("limit must be at least 1")),
+            Some(limit) => limit.min(MAX_READ_LINES),
+            None => MAX_READ_LINES,
+        };
+        // `offset: 0` reads from the start, as the reference's CLI does.
+        let offset = input.offset.unwrap_or(1).max(1);
+        if let Some(reference) = OutputRef::parse(input.path.trim()) {
+            return self.managed(reference, offset, limit).await;
+        }
+        let resolved = self
+            .services
+            .location
+            .resolve(&input.path, Kind::Directory)
+            .map_err(|err| ToolError::failure(unable(&input.path, &err)))?;
+        authorize(&self.services.permission, ctx, &resolved, "read").await?;
+        let services = self.services.clone();
+        run_blocking(move || read_resolved(&services, &resolved, offset, limit)).await
+    }
+}
+
+impl Read {
+    async fn managed(
+        &self,
+        reference: OutputRef,
+        offset: u64,
+        limit: u64,
+    ) -> Result<ReadOutput, ToolError> {
+        let store = self.services.store.clone();
+        run_blocking(move || {
+            let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+            let page = store
+                .read_page(&reference, to_usize(offset), to_usize(limit))
+                .map_err(|err| ToolError::failure(format!("Unable to read {reference}: {err}")))?;
+            Ok(ReadOutput::TextPage(managed_page(&reference, &page)))
+        })
+        .await
+    }
+}
+
+/// Runs blocking filesystem work off the async executor.
+async fn run_blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(result) => result,
+        Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
+        Err(join) => Err(ToolError::defect(format!("read was interrupted: {join}"))),
+    }
+}
+
+fn unable(path: &str, err: &dyn std::fmt::Display) -> String {
+    format!("Unable to read {path}: {err}")
+}
+
+fn read_resolved(
+    services: &LocationServices,
+    resolved: &Resolved,
+    offset: u64,
+    limit: u64,
+) -> Result<ReadOutput, ToolError> {
+    let resource = &resolved.resource;
+    match resolved.kind {
+        None => Err(ToolError::failure(not_found(resolved))),
+        Some(EntryKind::Other) => Err(ToolError::failure(format!(
+            "Path is not a file or directory: {resource}"
+        ))),
+        Some(EntryKind::Directory) => {
+            let scope = if resolved.is_external() {
+                resolved.canonical.as_path()
+            } else {
+                services.location.root()
+            };
+            let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+            let listing = listing::list(&resolved.canonical, scope, offset, limit)
+                .map_err(|err| ToolError::failure(unable(&resolved.input, &err)))?;
+            let text = render::list_page(
+                resource,
+                &listing.entries,
+                listing.offset,
+                listing.total,
+                listing.next,
+            );
+            Ok(ReadOutput::ListPage(ListPageOutput {
+                path: resource.clone(),
+                entries: listing.entries,
+                offset: listing.offset,
+                total: listing.total,
+                truncated: listing.next.is_some(),
+                next: listing.next,
+                text,
+            }))
+        }
+        Some(EntryKind::File) => read_text_or_media(services, resolved, offset, limit),
+    }
+}
+
+fn read_text_or_media(
+    services: &LocationServices,
+    resolved: &Resolved,
+    offset: u64,
+    limit: u64,
+) -> Result<ReadOutput, ToolError> {
+    let resource = &resolved.resource;
+    let config = services.store.config();
+    let max_lines = config.max_lines.saturating_sub(PAGE_FRAME_LINES).max(1);
+    let frame = render::header(resource).len() + FRAME_SLACK_BYTES;
+    let budget = Budget {
+        offset,
+        max_lines: usize::try_from(limit).unwrap_or(usize::MAX).min(max_lines),
+        max_bytes: config.max_bytes.saturating_sub(frame).max(1),
+    };
+    let read = read_file(&resolved.canonical, budget, MAX_MEDIA_BYTES).map_err(|failure| {
+        ToolError::Failure(ToolFailure::new(match failure {
+            ReadFailure::Binary => format!("Cannot read binary file: {resource}"),
+            ReadFailure::MediaTooLarge { limit } => {
+                format!("Media exceeds {limit} byte ingestion limit: {resource}")
+            }
+            ReadFailure::NotUtf8 { offset, line } => format!(
+                "File is not valid UTF-8: {resource} (first invalid byte at byte offset {offset}, \
+                 line {line}). It may use a legacy encoding such as GBK, Shift-JIS or \
+                 Windows-1251; read understands UTF-8, UTF-16 with a byte order mark and Latin-1."
+            ),
+            ReadFailure::OffsetOutOfRange { offset, total } => {
+                format!("Offset {offset} is out of range for this file ({total} lines)")
+            }
+            ReadFailure::Io(err) => unable(&resolved.input, &err),
+        }))
+    })?;
+    match read {
+        FileRead::Media { mime, data } => Ok(ReadOutput::Media(MediaOutput {
+            path: resource.clone(),
+            mime: mime.to_owned(),
+            bytes: data.len() as u64,
+            data,
+        })),
+        FileRead::Page {
+            page,
+            encoding,
+            mime,
+        } => {
+            let last = page.offset + page.lines.len() as u64 - u64::from(!page.lines.is_empty());
+            let hint = match page.next {
+                Some(next) if page.capped => Hint::Capped {
+                    first: page.offset,
+                    last,
+                    next,
+                    kib: config.max_bytes / 1024,
+                },
+                Some(next) => Hint::More {
+                    first: page.offset,
+                    last,
+                    total: page.total_lines,
+                    next,
+                },
+                None => Hint::End {
+                    total: page.total_lines,
+                    what: "file",
+                },
+            };
+            let notes: Vec<String> = encoding
+                .label()
+                .map(|label| {
+                    format!(
+                        "(Decoded from {label}: the file is not UTF-8. edit cannot change it; \
+                         write replaces it as UTF-8.)"
+                    )
+                })
+                .into_iter()
+                .collect();
+            let text = render::text_page(resource, page.offset, &page.lines, hint, &notes);
+            Ok(ReadOutput::TextPage(TextPageOutput {
+                path: resource.clone(),
+                mime,
+                encoding: encoding.label().unwrap_or("UTF-8").to_owned(),
+                content: page.lines.join("\n"),
+                offset: page.offset,
+                lines: page.lines.len(),
+                total_lines: page.total_lines,
+                truncated: page.next.is_some(),
+                next: page.next,
+                clamped_lines: page.clamped,
+                text,
+            }))
+        }
+    }
+}
+
+fn managed_page(reference: &OutputRef, page: &Page) -> TextPageOutput {
+    let offset = page.offset as u64;
+    let last = offset + page.lines.len() as u64 - u64::from(!page.lines.is_empty());
+    let hint = match page.next {
+        Some(next) => Hint::More {
+            first: offset,
+            last,
+            total: page.total_lines as u64,
+            next: next as u64,
+        },
+        None => Hint::End {
+            total: page.total_lines as u64,
+            what: "output",
+        },
+    };
+    let mut notes = Vec::new();
+    if let Some(dropped) = page.dropped {
+        notes.push(format!(
+            "(Lines {}-{} of this output were not kept: it exceeded the size cap of managed outputs.)",
+            dropped.first_line, dropped.last_line
+        ));
+    }
+    let path = reference.to_string();
+    let text = render::text_page(&path, offset, &page.lines, hint, &notes);
+    TextPageOutput {
+        path,
+        mime: "text/plain".to_owned(),
+        encoding: "UTF-8".to_owned(),
+        content: page.lines.join("\n"),
+        offset,
+        lines: page.lines.len(),
+        total_lines: page.total_lines as u64,
+        truncated: page.truncated,
+        next: page.next.map(|next| next as u64),
+        clamped_lines: page.clamped_lines,
+        text,
+    }
+}
+
+/// `File not found: <resource>`, with up to 3 siblings whose names contain the missing name
+/// (or are contained in it), case-insensitively (the reference CLI's "Did you mean").
+fn not_found(resolved: &Resolved) -> String {
+    let resource = &resolved.resource;
+    let mut message = format!("File not found: {resource}");
+    let (Some(parent), Some(base)) = (resolved.canonical.parent(), resolved.canonical.file_name())
+    else {
+        return message;
+    };
+    let base = base.to_string_lossy().to_lowercase();
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return message;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| {
+            let lower = name.to_lowercase();
+            lower.contains(&base) || base.contains(&lower)
+        })
+        .collect();
+    names.sort();
+    names.truncate(3);
+    if names.is_empty() {
+        return message;
+    }
+    let prefix = match resource.rsplit_once('/') {
+        Some(("", _)) => "/".to_owned(),
+        Some((dir, _)) => format!("{dir}/"),
+        None => String::new(),
+    };
+    message.push_str("\n\nDid you mean one of these?\n");
+    let shown: Vec<String> = names.iter().map(|name| format!("{prefix}{name}")).collect();
+    message.push_str(&shown.join("\n"));
+    message
+}

@@ -1,0 +1,111 @@
+//! The model text of `read`, in the format Kilo/opencode models know (the legacy V1 read):
+//! `<path>…</path>\n<type>file</type>\n<content>\n1: line\n…\n\n(hint)\n</content>`.
+
+use std::fmt::Write as _;
+
+use super::listing::Entry;
+
+/// Header, blank line, hints and closing tag: lines of frame around a page (at most
+/// `tackle_output_store::PAGE_FRAME_LINES`).
+pub(crate) const FRAME_SLACK_BYTES: usize = 256;
+
+/// What a text page says after its lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hint {
+    /// Stopped by the byte budget.
+    Capped {
+        first: u64,
+        last: u64,
+        next: u64,
+        kib: usize,
+    },
+    /// Stopped by the line budget.
+    More {
+        first: u64,
+        last: u64,
+        total: u64,
+        next: u64,
+    },
+    /// Reached the end.
+    End { total: u64, what: &'static str },
+}
+
+impl Hint {
+    fn text(self) -> String {
+        match self {
+            Self::Capped {
+                first,
+                last,
+                next,
+                kib,
+            } => format!(
+                "(Output capped at {kib} KB. Showing lines {first}-{last}. Use offset={next} to continue.)"
+            ),
+            Self::More {
+                first,
+                last,
+                total,
+                next,
+            } => {
+                format!("(Showing lines {first}-{last} of {total}. Use offset={next} to continue.)")
+            }
+            Self::End { total, what } => format!("(End of {what} - total {total} lines)"),
+        }
+    }
+}
+
+/// The header of a text page, before its lines.
+pub(crate) fn header(path: &str) -> String {
+    format!("<path>{path}</path>\n<type>file</type>\n<content>\n")
+}
+
+/// A numbered text page.
+pub(crate) fn text_page(
+    path: &str,
+    offset: u64,
+    lines: &[String],
+    hint: Hint,
+    notes: &[String],
+) -> String {
+    let mut out = header(path);
+    for (index, line) in lines.iter().enumerate() {
+        let _ = writeln!(out, "{}: {line}", offset + index as u64);
+    }
+    out.push('\n');
+    out.push_str(&hint.text());
+    for note in notes {
+        out.push('\n');
+        out.push_str(note);
+    }
+    out.push_str("\n</content>");
+    out
+}
+
+/// A directory page.
+pub(crate) fn list_page(
+    path: &str,
+    entries: &[Entry],
+    offset: u64,
+    total: u64,
+    next: Option<u64>,
+) -> String {
+    let mut out = format!("<path>{path}</path>\n<type>directory</type>\n<entries>\n");
+    for entry in entries {
+        out.push_str(&entry.name);
+        out.push('\n');
+    }
+    match next {
+        Some(next) => {
+            let _ = write!(
+                out,
+                "\n(Showing entries {offset}-{} of {total}. Use offset={next} to continue.)",
+                next - 1
+            );
+        }
+        None => {
+            let _ = write!(out, "\n({total} entries)");
+        }
+    }
+    out.push_str("\n</entries>");
+    out
+}

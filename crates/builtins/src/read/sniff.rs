@@ -1,0 +1,206 @@
+//! What a file is, decided from its first bytes: media, binary, or text in some encoding.
+//!
+//! Content decides, the extension only adds known binary formats: `pixel.bin` holding PNG
+//! bytes is an image, `notes.dat` holding text is still binary (reference RD5).
+
+use std::path::Path;
+
+/// Bytes sniffed at the start of a file.
+pub(crate) const SAMPLE_BYTES: usize = 64 * 1024;
+
+/// Extensions that are binary whatever their content (reference RD5).
+const BINARY_EXTENSIONS: &[&str] = &[
+    "zip", "tar", "gz", "exe", "dll", "so", "class", "jar", "war", "7z", "doc", "docx", "xls",
+    "xlsx", "ppt", "pptx", "odt", "ods", "odp", "bin", "dat", "obj", "o", "a", "lib", "wasm",
+    "pyc", "pyo",
+];
+
+/// How a text file's bytes become text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    /// UTF-8, with the number of BOM bytes skipped (0 or 3).
+    Utf8 { bom: usize },
+    /// UTF-16 little-endian after a BOM.
+    Utf16Le,
+    /// UTF-16 big-endian after a BOM.
+    Utf16Be,
+    /// Not UTF-8 but shaped like Latin-1 text; decoded as Windows-1252.
+    Windows1252,
+}
+
+impl Encoding {
+    /// How the encoding is named to the model, for anything but plain UTF-8.
+    pub(crate) fn label(self) -> Option<&'static str> {
+        match self {
+            Self::Utf8 { .. } => None,
+            Self::Utf16Le => Some("UTF-16LE"),
+            Self::Utf16Be => Some("UTF-16BE"),
+            Self::Windows1252 => Some("Windows-1252 (Latin-1)"),
+        }
+    }
+}
+
+/// The verdict on a file's first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sniffed {
+    /// An image or PDF, returned as an attachment with this media type.
+    Media(&'static str),
+    /// Not text.
+    Binary,
+    /// Text in this encoding.
+    Text(Encoding),
+    /// Neither valid UTF-8 nor Latin-1-shaped: the first invalid byte is at this offset.
+    NotUtf8 { offset: usize },
+}
+
+/// Sniffs `sample`, the first bytes of the file at `path`; `complete` when it is the whole file.
+pub(crate) fn sniff(sample: &[u8], complete: bool, path: &Path) -> Sniffed {
+    if let Some(kind) = infer::get(sample) {
+        match kind.mime_type() {
+            "image/png" => return Sniffed::Media("image/png"),
+            "image/jpeg" => return Sniffed::Media("image/jpeg"),
+            "image/gif" => return Sniffed::Media("image/gif"),
+            "image/webp" => return Sniffed::Media("image/webp"),
+            "application/pdf" => return Sniffed::Media("application/pdf"),
+            _ => {}
+        }
+    }
+    if sample.starts_with(b"\xFF\xFE") {
+        return Sniffed::Text(Encoding::Utf16Le);
+    }
+    if sample.starts_with(b"\xFE\xFF") {
+        return Sniffed::Text(Encoding::Utf16Be);
+    }
+    let bom = if sample.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let extension = path
+        .extension()
+        .and_then(|ext| ext.to_str())
+        .map(str::to_ascii_lowercase);
+    if extension
+        .as_deref()
+        .is_some_and(|ext| BINARY_EXTENSIONS.contains(&ext))
+    {
+        return Sniffed::Binary;
+    }
+    if looks_binary(sample) {
+        return Sniffed::Binary;
+    }
+    match std::str::from_utf8(&sample[bom..]) {
+        Ok(_) => Sniffed::Text(Encoding::Utf8 { bom }),
+        // A sample that stops inside a character is still UTF-8 so far.
+        Err(err) if err.error_len().is_none() && !complete => Sniffed::Text(Encoding::Utf8 { bom }),
+        Err(_) if latin1_shaped(sample) => Sniffed::Text(Encoding::Windows1252),
+        Err(err) => Sniffed::NotUtf8 {
+            offset: bom + err.valid_up_to(),
+        },
+    }
+}
+
+/// A NUL byte, or more than 30% control bytes (below TAB, or 14..=31), means binary; so does a
+/// known binary signature next to any control byte (text never has one).
+fn looks_binary(sample: &[u8]) -> bool {
+    if sample.is_empty() {
+        return false;
+    }
+    if sample.contains(&0) {
+        return true;
+    }
+    let control = sample
+        .iter()
+        .filter(|&&b| b < 9 || (14..=31).contains(&b))
+        .count();
+    if control * 10 > sample.len() * 3 {
+        return true;
+    }
+    control > 0
+        && infer::get(sample).is_some_and(|kind| kind.matcher_type() != infer::MatcherType::Text)
+}
+
+/// Latin-1 text has its non-ASCII letters alone or in pairs between ASCII (`é`, `ção`); legacy
+/// multibyte encodings (GBK, Shift-JIS) and Cyrillic code pages have long runs of high bytes.
+fn latin1_shaped(sample: &[u8]) -> bool {
+    let mut high = 0usize;
+    let mut run = 0usize;
+    for &byte in sample {
+        if byte >= 0x80 {
+            high += 1;
+            run += 1;
+            if run > 2 {
+                return false;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    high * 4 <= sample.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(bytes: &[u8], name: &str) -> Sniffed {
+        sniff(bytes, true, Path::new(name))
+    }
+
+    #[test]
+    fn media_by_magic() {
+        assert_eq!(
+            of(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "pixel.bin"),
+            Sniffed::Media("image/png")
+        );
+        assert_eq!(
+            of(b"\xFF\xD8\xFF\xE0\0\x10JFIF", "a.jpg"),
+            Sniffed::Media("image/jpeg")
+        );
+        assert_eq!(of(b"GIF89a\x01\0\x01\0", "a"), Sniffed::Media("image/gif"));
+        assert_eq!(
+            of(b"RIFF\x24\0\0\0WEBPVP8 ", "a"),
+            Sniffed::Media("image/webp")
+        );
+        assert_eq!(
+            of(b"%PDF-1.7\n", "a.pdf"),
+            Sniffed::Media("application/pdf")
+        );
+    }
+
+    #[test]
+    fn binary_by_content_or_extension() {
+        assert_eq!(of(b"text\0more", "a.txt"), Sniffed::Binary);
+        assert_eq!(of(b"plain text", "archive.dat"), Sniffed::Binary);
+        assert_eq!(of(b"\x01\x02\x03\x04abc", "a"), Sniffed::Binary);
+        assert_eq!(of(b"PK\x03\x04\x14\0", "a"), Sniffed::Binary);
+        assert_eq!(of(b"", "empty"), Sniffed::Text(Encoding::Utf8 { bom: 0 }));
+    }
+
+    #[test]
+    fn encodings() {
+        assert_eq!(
+            of("h\u{e9}llo\n".as_bytes(), "a"),
+            Sniffed::Text(Encoding::Utf8 { bom: 0 })
+        );
+        assert_eq!(
+            of(b"\xEF\xBB\xBFx", "a"),
+            Sniffed::Text(Encoding::Utf8 { bom: 3 })
+        );
+        assert_eq!(of(b"\xFF\xFEh\0i\0", "a"), Sniffed::Text(Encoding::Utf16Le));
+        assert_eq!(of(b"\xFE\xFF\0h\0i", "a"), Sniffed::Text(Encoding::Utf16Be));
+        assert_eq!(
+            of(b"caf\xE9 cr\xE8me\n", "a"),
+            Sniffed::Text(Encoding::Windows1252)
+        );
+        assert_eq!(
+            of(b"ab\xC4\xE3\xBA\xC3\xCA\xC0\xBD\xE7", "a"),
+            Sniffed::NotUtf8 { offset: 2 }
+        );
+        // A sample cut inside a character is not an error.
+        assert_eq!(
+            sniff("a\u{e9}".as_bytes().split_at(2).0, false, Path::new("a")),
+            Sniffed::Text(Encoding::Utf8 { bom: 0 })
+        );
+    }
+}

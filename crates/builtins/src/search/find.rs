@@ -1,0 +1,168 @@
+//! The glob engine: the files under a root whose relative path matches a glob, newest first.
+
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::SystemTime;
+
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
+
+use super::Budget;
+use super::pattern::Glob;
+use super::walk::{self, Skipped};
+
+/// One matching file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FoundFile {
+    /// Its absolute path as walked (logical: through followed symlinks, not their targets).
+    pub(crate) path: PathBuf,
+    /// Its modification time (the epoch when it could not be read).
+    pub(crate) modified: SystemTime,
+}
+
+/// The result of [`find`].
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// The matching files, newest first (ties by path), at most `limit` of them.
+    pub(crate) files: Vec<FoundFile>,
+    /// How many files matched in all.
+    pub(crate) total: usize,
+    /// What the walk passed over.
+    pub(crate) skipped: Skipped,
+    /// The budget ran out: `files` and `total` cover only part of the tree.
+    pub(crate) incomplete: bool,
+}
+
+/// Newest first, then by path, so equal mtimes still give a stable order.
+/// Paths compare by bytes: a component-wise `Path` comparison costs more than the sort.
+pub(crate) fn newest_first(a: (&SystemTime, &Path), b: (&SystemTime, &Path)) -> Ordering {
+    b.0.cmp(a.0).then_with(|| {
+        a.1.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.1.as_os_str().as_encoded_bytes())
+    })
+}
+
+fn order(files: &mut [FoundFile]) {
+    files.sort_unstable_by(|a, b| newest_first((&a.modified, &a.path), (&b.modified, &b.path)));
+}
+
+/// Lists the files under the directory `root` (absolute) that match `glob`, following the
+/// walk policy of [`walk`] with `boundary` (canonical) as the limit for symlinks.
+pub(crate) fn find(
+    root: &Path,
+    boundary: &Path,
+    glob: &Glob,
+    limit: Option<usize>,
+    budget: &Budget,
+) -> Found {
+    let (walker, rejected) = walk::parallel(root, boundary);
+    let shared = Mutex::new(Found::default());
+    let mut builder = Builder {
+        root,
+        boundary,
+        glob,
+        limit,
+        budget,
+        shared: &shared,
+    };
+    walker.visit(&mut builder);
+    let mut found = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
+    found
+        .skipped
+        .outside_links
+        .extend(walk::take_rejected(&rejected));
+    found.skipped.finish();
+    order(&mut found.files);
+    if let Some(limit) = limit {
+        found.files.truncate(limit);
+    }
+    found.incomplete = budget.was_spent();
+    found
+}
+
+struct Builder<'a> {
+    root: &'a Path,
+    boundary: &'a Path,
+    glob: &'a Glob,
+    limit: Option<usize>,
+    budget: &'a Budget,
+    shared: &'a Mutex<Found>,
+}
+
+impl<'s> ParallelVisitorBuilder<'s> for Builder<'s> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Visitor {
+            root: self.root,
+            boundary: self.boundary,
+            glob: self.glob,
+            limit: self.limit,
+            budget: self.budget,
+            shared: self.shared,
+            local: Found::default(),
+        })
+    }
+}
+
+/// One walker thread's share; merged into the shared result when the thread finishes.
+struct Visitor<'a> {
+    root: &'a Path,
+    boundary: &'a Path,
+    glob: &'a Glob,
+    limit: Option<usize>,
+    budget: &'a Budget,
+    shared: &'a Mutex<Found>,
+    local: Found,
+}
+
+impl Visitor<'_> {
+    fn consider(&mut self, entry: DirEntry) {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            return;
+        }
+        let Some(relative) = walk::below(self.root, entry.path()) else {
+            return;
+        };
+        if !self.glob.is_match(relative) {
+            return;
+        }
+        let modified = entry
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .unwrap_or(SystemTime::UNIX_EPOCH);
+        self.local.total += 1;
+        self.local.files.push(FoundFile {
+            path: entry.into_path(),
+            modified,
+        });
+        // Keep memory proportional to the limit: only this thread's newest `limit` files can
+        // be among the overall newest `limit`.
+        if let Some(limit) = self.limit
+            && self.local.files.len() >= limit.saturating_mul(4).max(1024)
+        {
+            order(&mut self.local.files);
+            self.local.files.truncate(limit);
+        }
+    }
+}
+
+impl ParallelVisitor for Visitor<'_> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        match entry {
+            Ok(entry) => self.consider(entry),
+            Err(err) => walk::classify_error(&err, self.boundary, &mut self.local.skipped),
+        }
+        walk::next_state(self.budget)
+    }
+}
+
+impl Drop for Visitor<'_> {
+    fn drop(&mut self) {
+        let local = std::mem::take(&mut self.local);
+        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        shared.files.extend(local.files);
+        shared.total += local.total;
+        shared.skipped.merge(local.skipped);
+    }
+}

@@ -1,0 +1,58 @@
+//! glob and grep: in-process search with ripgrep's own crates (`ignore`, `globset`,
+//! `grep-regex`, `grep-searcher`), with no process spawn and no JSON round trip.
+//!
+//! The engine is a set of plain functions over a root directory (`find` for glob, `scan` for
+//! grep) sharing one walk policy (`walk`); the tool wrappers resolve the path through the
+//! Location, assert `external_directory` (outside paths) and the tool's action, and only then
+//! run the engine on a blocking thread.
+//!
+//! Invariants:
+//! - glob and grep see the same files: ignore files respected (also outside a git
+//!   repository), hidden files included except `.git`, symlinks followed only when their real
+//!   target stays inside the boundary (loops detected), links leading outside reported and
+//!   never followed;
+//! - results are ordered by modification time, newest first, ties by path; the model text
+//!   shows absolute paths, the structured output paths relative to the Location;
+//! - a spent wall-clock budget (default [`DEFAULT_BUDGET`]) returns what was found, marked
+//!   incomplete; the search root defaults to the Location, never the home directory.
+
+mod budget;
+mod find;
+mod glob;
+mod grep;
+mod pattern;
+mod report;
+mod scan;
+mod scope;
+mod walk;
+
+pub use budget::DEFAULT_BUDGET;
+pub use glob::{DEFAULT_GLOB_LIMIT, GlobInput, GlobOutput, glob_tool};
+pub use grep::{ClippedLine, DEFAULT_GREP_LIMIT, GrepInput, GrepMatch, GrepOutput, grep_tool};
+pub use report::{SkippedLink, SkippedPaths};
+pub use scan::MAX_LINE_CHARS;
+pub use scope::SearchSettings;
+
+pub(crate) use budget::Budget;
+
+use tackle_tool_core::Tool;
+
+use crate::LocationServices;
+
+/// `glob` for the Location of `services`, with the default [`SearchSettings`].
+pub(crate) fn glob_for(services: &LocationServices) -> Tool {
+    glob_tool(
+        services.location.clone(),
+        services.permission.clone(),
+        SearchSettings::default(),
+    )
+}
+
+/// `grep` for the Location of `services`, with the default [`SearchSettings`].
+pub(crate) fn grep_for(services: &LocationServices) -> Tool {
+    grep_tool(
+        services.location.clone(),
+        services.permission.clone(),
+        SearchSettings::default(),
+    )
+}

@@ -1,0 +1,173 @@
+//! Compiling the model's patterns: globs (glob's `pattern`, grep's `include`) and regexes.
+//!
+//! Globs follow ripgrep's `--glob` semantics, which models tuned on opencode/Kilo expect: a
+//! pattern without `/` matches a file name at any depth (`*.rs` finds `src/a/b.rs`), a pattern
+//! with `/` is anchored at the search root (`src/*.rs`), `*` never crosses `/`, `**` does, and
+//! a trailing `/` means everything below that directory. Matching happens against paths
+//! relative to the search root, so a pattern can never reach outside it.
+
+use std::path::Path;
+
+use globset::{GlobBuilder, GlobMatcher};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use tackle_tool_core::ToolFailure;
+
+/// A compiled glob, matched against paths relative to the search root.
+#[derive(Debug, Clone)]
+pub(crate) struct Glob {
+    matcher: GlobMatcher,
+}
+
+impl Glob {
+    /// Compiles `pattern` for a search under `root` (the absolute search root, used only to
+    /// accept absolute patterns that point inside it).
+    pub(crate) fn new(pattern: &str, root: &Path) -> Result<Self, ToolFailure> {
+        let normalized = normalize(pattern, root)?;
+        let glob = GlobBuilder::new(&normalized)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map_err(|err| {
+                ToolFailure::new(format!("Invalid glob pattern {pattern:?}: {}", err.kind()))
+            })?;
+        Ok(Self {
+            matcher: glob.compile_matcher(),
+        })
+    }
+
+    /// True when `relative` (a path relative to the search root) matches.
+    pub(crate) fn is_match(&self, relative: &Path) -> bool {
+        self.matcher.is_match(relative)
+    }
+}
+
+/// Rewrites a model's glob into the anchored form that `globset` matches.
+fn normalize(pattern: &str, root: &Path) -> Result<String, ToolFailure> {
+    let trimmed = pattern.trim();
+    if trimmed.is_empty() {
+        return Err(ToolFailure::new("The glob pattern is empty"));
+    }
+    let mut rest = trimmed;
+    if rest.starts_with('/') {
+        // An absolute pattern is only meaningful inside the search root.
+        let root = root.to_string_lossy();
+        let root = root.trim_end_matches('/');
+        match rest.strip_prefix(root).and_then(|r| r.strip_prefix('/')) {
+            Some(inner) => rest = inner,
+            None if rest == root => rest = "**",
+            None => {
+                return Err(ToolFailure::new(format!(
+                    "The glob pattern {trimmed:?} is an absolute path outside the search path \
+                     {root}. Pass the directory to search as `path` and a pattern relative to it."
+                )));
+            }
+        }
+    }
+    while let Some(inner) = rest.strip_prefix("./") {
+        rest = inner;
+    }
+    if rest.split('/').any(|part| part == "..") {
+        return Err(ToolFailure::new(format!(
+            "The glob pattern {trimmed:?} contains `..`; patterns match paths below the search \
+             path. Pass the directory to search as `path` instead."
+        )));
+    }
+    let mut out = String::with_capacity(rest.len() + 4);
+    let body = rest.trim_end_matches('/');
+    if body.is_empty() {
+        return Ok("**".to_owned());
+    }
+    if !body.contains('/') && body != "**" {
+        out.push_str("**/");
+    }
+    out.push_str(body);
+    if rest.ends_with('/') {
+        out.push_str("/**");
+    }
+    Ok(out)
+}
+
+/// Compiles a grep pattern (Rust `regex` syntax, one line at a time, case-sensitive, like
+/// `rg`). An invalid pattern is a failure that says it is the pattern's fault.
+pub(crate) fn regex(pattern: &str) -> Result<RegexMatcher, ToolFailure> {
+    if pattern.is_empty() {
+        return Err(ToolFailure::new(
+            "Invalid regex pattern: the pattern is empty",
+        ));
+    }
+    RegexMatcherBuilder::new()
+        .line_terminator(Some(b'\n'))
+        .build(pattern)
+        .map_err(|err| {
+            // grep-regex reports syntax errors against its own wrapped pattern (`(?:...)`);
+            // the parser's own report points into the pattern the model wrote.
+            let detail = match regex_syntax::Parser::new().parse(pattern) {
+                Err(syntax) => syntax.to_string(),
+                Ok(_) => err.to_string(),
+            };
+            ToolFailure::new(format!("Invalid regex pattern {pattern:?}: {detail}"))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(p: &str) -> String {
+        normalize(p, Path::new("/work/loc")).unwrap()
+    }
+
+    #[test]
+    fn bare_names_match_at_any_depth() {
+        assert_eq!(norm("*.rs"), "**/*.rs");
+        assert_eq!(norm("Cargo.toml"), "**/Cargo.toml");
+        assert_eq!(norm("**/*.rs"), "**/*.rs");
+        assert_eq!(norm("src/*.rs"), "src/*.rs");
+        assert_eq!(norm("./src/*.rs"), "src/*.rs");
+        // A trailing `/` alone does not anchor (gitignore): any directory named `src`.
+        assert_eq!(norm("src/"), "**/src/**");
+        assert_eq!(norm("a/src/"), "a/src/**");
+        assert_eq!(norm("/work/loc/src/*.rs"), "src/*.rs");
+        assert_eq!(norm("/work/loc"), "**");
+    }
+
+    #[test]
+    fn escaping_patterns_are_refused() {
+        assert!(normalize("../x/*.rs", Path::new("/work/loc")).is_err());
+        assert!(normalize("/etc/*.conf", Path::new("/work/loc")).is_err());
+        assert!(normalize("  ", Path::new("/work/loc")).is_err());
+        // A sibling whose name starts with the root's name is outside too.
+        assert!(normalize("/work/location/*.rs", Path::new("/work/loc")).is_err());
+    }
+
+    #[test]
+    fn glob_semantics() {
+        let root = Path::new("/r");
+        let g = Glob::new("*.rs", root).unwrap();
+        assert!(g.is_match(Path::new("a.rs")));
+        assert!(g.is_match(Path::new("src/deep/a.rs")));
+        assert!(!g.is_match(Path::new("a.rsx")));
+        let g = Glob::new("src/*.rs", root).unwrap();
+        assert!(g.is_match(Path::new("src/a.rs")));
+        assert!(!g.is_match(Path::new("src/deep/a.rs")));
+        let g = Glob::new(".github/workflows/*.yml", root).unwrap();
+        assert!(g.is_match(Path::new(".github/workflows/ci.yml")));
+        let g = Glob::new("*.{ts,tsx}", root).unwrap();
+        assert!(g.is_match(Path::new("web/app.tsx")));
+    }
+
+    #[test]
+    fn invalid_patterns_say_so() {
+        let err = Glob::new("a{b", Path::new("/r")).unwrap_err();
+        assert!(
+            err.message.starts_with("Invalid glob pattern \"a{b\": "),
+            "{err}"
+        );
+        let err = regex("foo(").unwrap_err();
+        assert!(
+            err.message.starts_with("Invalid regex pattern \"foo(\": "),
+            "{err}"
+        );
+        assert!(err.message.contains("unclosed group"), "{err}");
+    }
+}

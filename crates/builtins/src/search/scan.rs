@@ -1,0 +1,392 @@
+//! The grep engine: matching lines under a root (or in one file), files newest first.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::SystemTime;
+
+use grep_matcher::Matcher;
+use grep_regex::RegexMatcher;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
+
+use super::Budget;
+use super::find::newest_first;
+use super::pattern::Glob;
+use super::walk::{self, Skipped};
+
+/// Lines longer than this many characters are clamped to a window of this width.
+pub const MAX_LINE_CHARS: usize = 2000;
+
+/// How many characters of a clamped line to show before its first match.
+const LEAD_CHARS: usize = 100;
+
+/// The part of an over-long line that is shown, as 1-based inclusive character columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Clip {
+    pub(crate) first: usize,
+    pub(crate) last: usize,
+    /// The whole line's length in characters.
+    pub(crate) length: usize,
+}
+
+/// One matching line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LineHit {
+    /// 1-based line number.
+    pub(crate) line: u64,
+    /// The line without its terminator (lossily decoded), or its shown window when clipped.
+    pub(crate) text: String,
+    /// Set when the line was longer than [`MAX_LINE_CHARS`].
+    pub(crate) clip: Option<Clip>,
+}
+
+/// The matching lines of one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FileHits {
+    /// Absolute path as walked (logical).
+    pub(crate) path: PathBuf,
+    pub(crate) modified: SystemTime,
+    /// The lines kept for output (never more than the limit).
+    pub(crate) lines: Vec<LineHit>,
+    /// How many lines matched in this file.
+    pub(crate) count: usize,
+}
+
+/// The result of a grep.
+#[derive(Debug, Default)]
+pub(crate) struct Scan {
+    /// Files with shown lines, newest first (ties by path); `limit` lines in all at most.
+    pub(crate) files: Vec<FileHits>,
+    /// Matching lines seen in all (shown or not).
+    pub(crate) total_matches: usize,
+    /// Files with at least one match, shown or not.
+    pub(crate) total_files: usize,
+    pub(crate) skipped: Skipped,
+    /// The budget ran out: the counts cover only part of the tree.
+    pub(crate) incomplete: bool,
+}
+
+/// What grep looks for and how much of it to keep.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Query<'a> {
+    pub(crate) matcher: &'a RegexMatcher,
+    /// Only files whose path relative to the root matches (directory searches only).
+    pub(crate) include: Option<&'a Glob>,
+    /// At most this many lines are kept; `None` keeps all.
+    pub(crate) limit: Option<usize>,
+    pub(crate) budget: &'a Budget,
+}
+
+impl Query<'_> {
+    fn keep_per_file(&self) -> usize {
+        self.limit.unwrap_or(usize::MAX)
+    }
+}
+
+fn searcher() -> Searcher {
+    SearcherBuilder::new()
+        .line_number(true)
+        .binary_detection(BinaryDetection::quit(b'\0'))
+        .build()
+}
+
+/// Searches the single file `path` (GR3: its siblings are never looked at).
+pub(crate) fn scan_file(path: &Path, query: &Query<'_>) -> Scan {
+    let mut pending = Pending::default();
+    search_one(&mut searcher(), path, None, query, &mut pending);
+    pending.finish(query)
+}
+
+/// Searches every file under the directory `root` (absolute), with the walk policy of
+/// [`walk`] and `boundary` (canonical) as the limit for symlinks.
+pub(crate) fn scan_dir(root: &Path, boundary: &Path, query: &Query<'_>) -> Scan {
+    let (walker, rejected) = walk::parallel(root, boundary);
+    let shared = Mutex::new(Pending::default());
+    let mut builder = Builder {
+        root,
+        boundary,
+        query,
+        shared: &shared,
+    };
+    walker.visit(&mut builder);
+    let mut pending = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
+    pending
+        .skipped
+        .outside_links
+        .extend(walk::take_rejected(&rejected));
+    pending.finish(query)
+}
+
+/// Results gathered so far, by one thread or by all.
+#[derive(Debug, Default)]
+struct Pending {
+    files: Vec<FileHits>,
+    /// Matches and files whose lines were dropped because newer files already fill the limit.
+    pruned_matches: usize,
+    pruned_files: usize,
+    /// Lines held in `files`, to decide cheaply when to prune.
+    kept_lines: usize,
+    skipped: Skipped,
+}
+
+impl Pending {
+    fn order(&mut self) {
+        self.files
+            .sort_unstable_by(|a, b| newest_first((&a.modified, &a.path), (&b.modified, &b.path)));
+    }
+
+    /// Drops the files that cannot be shown: those after the first `limit` kept lines.
+    fn prune(&mut self, limit: usize) {
+        self.order();
+        let mut kept = 0usize;
+        let mut cut = self.files.len();
+        for (index, file) in self.files.iter().enumerate() {
+            if kept >= limit {
+                cut = index;
+                break;
+            }
+            kept += file.lines.len();
+        }
+        for file in self.files.drain(cut..) {
+            self.pruned_matches += file.count;
+            self.pruned_files += 1;
+        }
+        self.kept_lines = kept;
+    }
+
+    fn merge(&mut self, other: Pending) {
+        self.files.extend(other.files);
+        self.pruned_matches += other.pruned_matches;
+        self.pruned_files += other.pruned_files;
+        self.kept_lines += other.kept_lines;
+        self.skipped.merge(other.skipped);
+    }
+
+    fn finish(mut self, query: &Query<'_>) -> Scan {
+        self.order();
+        let total_matches = self.pruned_matches + self.files.iter().map(|f| f.count).sum::<usize>();
+        let total_files = self.pruned_files + self.files.len();
+        let mut room = query.keep_per_file();
+        let mut files = Vec::new();
+        for mut file in self.files {
+            if room == 0 {
+                break;
+            }
+            file.lines.truncate(room);
+            room -= file.lines.len();
+            files.push(file);
+        }
+        self.skipped.finish();
+        Scan {
+            files,
+            total_matches,
+            total_files,
+            skipped: self.skipped,
+            incomplete: query.budget.was_spent(),
+        }
+    }
+}
+
+/// Searches one file into `pending`. `entry` gives the mtime cheaply when walking.
+fn search_one(
+    searcher: &mut Searcher,
+    path: &Path,
+    entry: Option<&DirEntry>,
+    query: &Query<'_>,
+    pending: &mut Pending,
+) {
+    let mut sink = Hits {
+        matcher: query.matcher,
+        keep: query.keep_per_file(),
+        lines: Vec::new(),
+        count: 0,
+        binary: false,
+        budget: query.budget,
+    };
+    if let Err(err) = searcher.search_path(query.matcher, path, &mut sink) {
+        if err.kind() != io::ErrorKind::NotFound {
+            pending.skipped.unreadable += 1;
+        }
+        return;
+    }
+    if sink.binary {
+        pending.skipped.binary += 1;
+        return;
+    }
+    if sink.count == 0 {
+        return;
+    }
+    let metadata = match entry {
+        Some(entry) => entry.metadata().ok(),
+        None => std::fs::metadata(path).ok(),
+    };
+    let modified = metadata
+        .and_then(|m| m.modified().ok())
+        .unwrap_or(SystemTime::UNIX_EPOCH);
+    pending.kept_lines += sink.lines.len();
+    pending.files.push(FileHits {
+        path: path.to_path_buf(),
+        modified,
+        lines: sink.lines,
+        count: sink.count,
+    });
+    // Keep memory proportional to the limit: only this thread's newest `limit` lines can be
+    // among the overall first `limit`.
+    if let Some(limit) = query.limit
+        && pending.kept_lines >= limit.saturating_mul(4).max(4096)
+    {
+        pending.prune(limit);
+    }
+}
+
+/// Collects one file's matches.
+struct Hits<'a> {
+    matcher: &'a RegexMatcher,
+    keep: usize,
+    lines: Vec<LineHit>,
+    count: usize,
+    binary: bool,
+    budget: &'a Budget,
+}
+
+impl Sink for Hits<'_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        self.count += 1;
+        if self.lines.len() < self.keep {
+            let line = found.line_number().unwrap_or(0);
+            self.lines.push(line_hit(self.matcher, line, found.bytes()));
+        }
+        Ok(!self.budget.spent())
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _offset: u64) -> Result<bool, io::Error> {
+        // Binary files are skipped whole, including matches seen before the NUL byte.
+        self.binary = true;
+        Ok(false)
+    }
+}
+
+/// One line as shown: terminator removed, clamped around its first match when over-long.
+pub(crate) fn line_hit(matcher: &RegexMatcher, line: u64, bytes: &[u8]) -> LineHit {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    let text = String::from_utf8_lossy(bytes);
+    if bytes.len() <= MAX_LINE_CHARS {
+        return LineHit {
+            line,
+            text: text.into_owned(),
+            clip: None,
+        };
+    }
+    let length = text.chars().count();
+    if length <= MAX_LINE_CHARS {
+        return LineHit {
+            line,
+            text: text.into_owned(),
+            clip: None,
+        };
+    }
+    // Show the window that contains the first match, with some lead-in.
+    let match_chars = matcher
+        .find(text.as_bytes())
+        .ok()
+        .flatten()
+        .map(|m| (chars_before(&text, m.start()), chars_before(&text, m.end())));
+    let start = match match_chars {
+        Some((_, end)) if end <= MAX_LINE_CHARS => 0,
+        Some((start, _)) => start
+            .saturating_sub(LEAD_CHARS)
+            .min(length - MAX_LINE_CHARS),
+        None => 0,
+    };
+    let window: String = text.chars().skip(start).take(MAX_LINE_CHARS).collect();
+    LineHit {
+        line,
+        text: window,
+        clip: Some(Clip {
+            first: start + 1,
+            last: start + MAX_LINE_CHARS,
+            length,
+        }),
+    }
+}
+
+/// How many characters start before byte offset `at` (safe for any offset).
+fn chars_before(text: &str, at: usize) -> usize {
+    text.char_indices().take_while(|(i, _)| *i < at).count()
+}
+
+struct Builder<'a> {
+    root: &'a Path,
+    boundary: &'a Path,
+    query: &'a Query<'a>,
+    shared: &'a Mutex<Pending>,
+}
+
+impl<'s> ParallelVisitorBuilder<'s> for Builder<'s> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Visitor {
+            root: self.root,
+            boundary: self.boundary,
+            query: self.query,
+            shared: self.shared,
+            searcher: searcher(),
+            local: Pending::default(),
+        })
+    }
+}
+
+struct Visitor<'a> {
+    root: &'a Path,
+    boundary: &'a Path,
+    query: &'a Query<'a>,
+    shared: &'a Mutex<Pending>,
+    searcher: Searcher,
+    local: Pending,
+}
+
+impl Visitor<'_> {
+    fn consider(&mut self, entry: &DirEntry) {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            return;
+        }
+        if let Some(include) = self.query.include {
+            let Some(relative) = walk::below(self.root, entry.path()) else {
+                return;
+            };
+            if !include.is_match(relative) {
+                return;
+            }
+        }
+        search_one(
+            &mut self.searcher,
+            entry.path(),
+            Some(entry),
+            self.query,
+            &mut self.local,
+        );
+    }
+}
+
+impl ParallelVisitor for Visitor<'_> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        match entry {
+            Ok(entry) => self.consider(&entry),
+            Err(err) => walk::classify_error(&err, self.boundary, &mut self.local.skipped),
+        }
+        walk::next_state(self.query.budget)
+    }
+}
+
+impl Drop for Visitor<'_> {
+    fn drop(&mut self) {
+        let local = std::mem::take(&mut self.local);
+        self.shared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .merge(local);
+    }
+}

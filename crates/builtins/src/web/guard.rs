@@ -1,0 +1,419 @@
+//! The SSRF guard: which addresses webfetch may connect to.
+//!
+//! By default nothing local is reachable: loopback, private (RFC 1918), carrier-grade NAT,
+//! link-local (which holds the cloud metadata endpoints), unique-local, multicast and reserved
+//! addresses are refused, also when an IPv6 address embeds one of them (IPv4-mapped, NAT64,
+//! 6to4). The check runs on the address actually connected to: IP-literal URLs are checked
+//! before any request, host names inside the client's resolver (so a name cannot resolve to
+//! one address for the check and another for the connection), and again on every redirect.
+//! [`WebAccess`] allows hosts, addresses or networks explicitly (internal documentation
+//! sites, tests on 127.0.0.1).
+
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+
+/// An allow-list entry that cannot be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid webfetch allow-list entry {entry:?}: expected a host name (`docs.internal`, \
+     `*.corp.example`), an IP address or a network (`10.0.0.0/8`)"
+)]
+pub struct InvalidAllowEntry {
+    /// The entry as given.
+    pub entry: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Allowed {
+    /// An exact host name, lower-case.
+    Host(String),
+    /// `*.suffix`: any host below `suffix` (not `suffix` itself), lower-case, without `*.`.
+    Subdomains(String),
+    /// An address network.
+    Net(IpAddr, u8),
+}
+
+/// webfetch's network policy: what it may reach besides public addresses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WebAccess {
+    allowed: Vec<Allowed>,
+}
+
+impl WebAccess {
+    /// The default policy: only public addresses.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A policy allowing each of `entries` (see [`allow`](Self::allow)).
+    pub fn from_entries<I, S>(entries: I) -> Result<Self, InvalidAllowEntry>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut access = Self::new();
+        for entry in entries {
+            access.allow(entry.as_ref())?;
+        }
+        Ok(access)
+    }
+
+    /// Allows `entry`: a host name (`docs.internal`; every address it resolves to is then
+    /// allowed), `*.corp.example` (every host below it), an IP address (`127.0.0.1`, `::1`)
+    /// or a network (`10.0.0.0/8`, `fd00::/8`).
+    pub fn allow(&mut self, entry: &str) -> Result<(), InvalidAllowEntry> {
+        let invalid = || InvalidAllowEntry {
+            entry: entry.to_owned(),
+        };
+        let trimmed = entry.trim();
+        let bare = trimmed.trim_start_matches('[').trim_end_matches(']');
+        let parsed = if let Some((addr, bits)) = trimmed.split_once('/') {
+            let addr: IpAddr = addr.parse().map_err(|_| invalid())?;
+            let bits: u8 = bits.parse().map_err(|_| invalid())?;
+            let max = if addr.is_ipv4() { 32 } else { 128 };
+            if bits > max {
+                return Err(invalid());
+            }
+            Allowed::Net(addr, bits)
+        } else if let Ok(addr) = bare.parse::<IpAddr>() {
+            Allowed::Net(addr, if addr.is_ipv4() { 32 } else { 128 })
+        } else if let Some(suffix) = trimmed.strip_prefix("*.") {
+            if !valid_host(suffix) {
+                return Err(invalid());
+            }
+            Allowed::Subdomains(suffix.to_ascii_lowercase())
+        } else if valid_host(trimmed) {
+            Allowed::Host(trimmed.to_ascii_lowercase())
+        } else {
+            return Err(invalid());
+        };
+        self.allowed.push(parsed);
+        Ok(())
+    }
+
+    /// True when `host` (a name, not an address) is allowed by name.
+    pub fn allows_host(&self, host: &str) -> bool {
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        self.allowed.iter().any(|entry| match entry {
+            Allowed::Host(name) => *name == host,
+            Allowed::Subdomains(suffix) => host
+                .strip_suffix(suffix.as_str())
+                .is_some_and(|rest| rest.ends_with('.') && rest.len() > 1),
+            Allowed::Net(..) => false,
+        })
+    }
+
+    /// True when webfetch may connect to `addr`: it is public, or an allowed network holds it.
+    pub fn allows_addr(&self, addr: IpAddr) -> bool {
+        blocked_reason(addr).is_none()
+            || self.allowed.iter().any(|entry| match entry {
+                Allowed::Net(net, bits) => in_network(addr, *net, *bits),
+                _ => false,
+            })
+    }
+
+    /// Checks a URL host before connecting: an IP literal must be allowed; a name is checked
+    /// when it resolves.
+    pub fn check_host(&self, host: &url::Host<&str>) -> Result<(), Blocked> {
+        let addr = match host {
+            url::Host::Domain(_) => return Ok(()),
+            url::Host::Ipv4(v4) => IpAddr::V4(*v4),
+            url::Host::Ipv6(v6) => IpAddr::V6(*v6),
+        };
+        if self.allows_addr(addr) {
+            Ok(())
+        } else {
+            Err(Blocked::new(&addr.to_string(), addr))
+        }
+    }
+}
+
+fn valid_host(host: &str) -> bool {
+    !host.is_empty()
+        && host.len() <= 253
+        && host.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+}
+
+fn in_network(addr: IpAddr, net: IpAddr, bits: u8) -> bool {
+    match (addr, net) {
+        (IpAddr::V4(a), IpAddr::V4(n)) => prefix_eq(&a.octets(), &n.octets(), bits),
+        (IpAddr::V6(a), IpAddr::V6(n)) => prefix_eq(&a.octets(), &n.octets(), bits),
+        (IpAddr::V6(a), IpAddr::V4(_)) => a
+            .to_ipv4_mapped()
+            .is_some_and(|v4| in_network(IpAddr::V4(v4), net, bits)),
+        (IpAddr::V4(_), IpAddr::V6(_)) => false,
+    }
+}
+
+fn prefix_eq(a: &[u8], b: &[u8], bits: u8) -> bool {
+    let bits = usize::from(bits);
+    let (whole, rest) = (bits / 8, bits % 8);
+    if a[..whole] != b[..whole] {
+        return false;
+    }
+    if rest == 0 {
+        return true;
+    }
+    let mask = 0xffu8 << (8 - rest);
+    (a[whole] & mask) == (b[whole] & mask)
+}
+
+/// Why `addr` is refused by default, or `None` for a public address.
+pub fn blocked_reason(addr: IpAddr) -> Option<&'static str> {
+    match addr {
+        IpAddr::V4(v4) => v4_reason(v4),
+        IpAddr::V6(v6) => v6_reason(v6),
+    }
+}
+
+fn v4_reason(v4: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, c, _] = v4.octets();
+    match (a, b) {
+        (0, _) => Some("an unspecified (\"this network\") address"),
+        (127, _) => Some("a loopback address"),
+        (10, _) | (172, 16..=31) | (192, 168) => Some("a private network address"),
+        (100, 64..=127) => Some("a carrier-grade NAT address"),
+        (169, 254) => Some("a link-local address (cloud metadata endpoints live there)"),
+        (192, 0) if c == 0 => Some("an IETF protocol assignment address"),
+        (198, 18 | 19) => Some("a benchmarking network address"),
+        (224..=239, _) => Some("a multicast address"),
+        (240..=255, _) => Some("a reserved or broadcast address"),
+        _ => None,
+    }
+}
+
+fn v6_reason(v6: Ipv6Addr) -> Option<&'static str> {
+    if let Some(v4) = v6.to_ipv4_mapped() {
+        return v4_reason(v4);
+    }
+    let segments = v6.segments();
+    if v6.is_unspecified() {
+        return Some("an unspecified address");
+    }
+    if v6.is_loopback() {
+        return Some("a loopback address");
+    }
+    match segments[0] {
+        s if s & 0xfe00 == 0xfc00 => Some("a unique-local address"),
+        s if s & 0xffc0 == 0xfe80 => Some("a link-local address"),
+        s if s & 0xffc0 == 0xfec0 => Some("a site-local address"),
+        s if s & 0xff00 == 0xff00 => Some("a multicast address"),
+        // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) embed an IPv4 address.
+        0x0064 if segments[1] == 0xff9b && segments[2..6] == [0; 4] => {
+            v4_reason(embedded_v4(segments[6], segments[7]))
+        }
+        0x2002 => v4_reason(embedded_v4(segments[1], segments[2])),
+        // IPv4-compatible (::a.b.c.d, deprecated).
+        0 if segments[1..6] == [0; 5] => v4_reason(embedded_v4(segments[6], segments[7])),
+        _ => None,
+    }
+}
+
+fn embedded_v4(high: u16, low: u16) -> Ipv4Addr {
+    let [a, b] = high.to_be_bytes();
+    let [c, d] = low.to_be_bytes();
+    Ipv4Addr::new(a, b, c, d)
+}
+
+/// A connection webfetch refuses to make.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{}, which webfetch does not reach unless the host is allowed in the webfetch \
+     configuration",
+    if *host == addr.to_string() {
+        format!("{host} is {reason}")
+    } else {
+        format!("{host} resolves to {addr}, {reason}")
+    }
+)]
+pub struct Blocked {
+    /// The host as requested.
+    pub host: String,
+    /// The refused address.
+    pub addr: IpAddr,
+    /// Why it is refused.
+    pub reason: &'static str,
+}
+
+impl Blocked {
+    pub(crate) fn new(host: &str, addr: IpAddr) -> Self {
+        Self {
+            host: host.to_owned(),
+            addr,
+            reason: blocked_reason(addr).unwrap_or("a refused address"),
+        }
+    }
+}
+
+/// A resolver that drops refused addresses and fails when none is left.
+#[derive(Clone)]
+pub(crate) struct GuardedResolver {
+    pub(crate) access: Arc<WebAccess>,
+}
+
+impl fmt::Debug for GuardedResolver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GuardedResolver")
+            .field("access", &self.access)
+            .finish()
+    }
+}
+
+impl Resolve for GuardedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let access = Arc::clone(&self.access);
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let found: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if access.allows_host(&host) {
+                return Ok(Box::new(found.into_iter()) as Addrs);
+            }
+            let first = found.first().copied();
+            let permitted: Vec<SocketAddr> = found
+                .into_iter()
+                .filter(|addr| access.allows_addr(addr.ip()))
+                .collect();
+            match (permitted.is_empty(), first) {
+                (false, _) => Ok(Box::new(permitted.into_iter()) as Addrs),
+                (true, Some(addr)) => Err(Box::new(Blocked::new(&host, addr.ip())) as _),
+                (true, None) => Err(format!("{host} resolves to no address").into()),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn local_and_private_addresses_are_refused_by_default() {
+        let access = WebAccess::new();
+        for refused in [
+            "127.0.0.1",
+            "127.8.9.10",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.100.100.200",
+            "0.0.0.0",
+            "224.0.0.1",
+            "255.255.255.255",
+            "::1",
+            "::",
+            "fc00::1",
+            "fd00:ec2::254",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "::ffff:169.254.169.254",
+            "64:ff9b::a9fe:a9fe",
+            "2002:7f00:1::1",
+            "ff02::1",
+        ] {
+            assert!(!access.allows_addr(ip(refused)), "{refused}");
+        }
+        for public in [
+            "8.8.8.8",
+            "172.32.0.1",
+            "192.169.0.1",
+            "1.1.1.1",
+            "2606:4700::1111",
+            "64:ff9b::808:808",
+        ] {
+            assert!(access.allows_addr(ip(public)), "{public}");
+        }
+    }
+
+    #[test]
+    fn allow_list_entries() {
+        let access = WebAccess::from_entries([
+            "127.0.0.1",
+            "10.0.0.0/8",
+            "Docs.Internal",
+            "*.corp.example",
+            "[::1]",
+        ])
+        .unwrap();
+        assert!(access.allows_addr(ip("127.0.0.1")));
+        assert!(!access.allows_addr(ip("127.0.0.2")));
+        assert!(access.allows_addr(ip("10.200.0.1")));
+        assert!(access.allows_addr(ip("::ffff:10.0.0.1")));
+        assert!(access.allows_addr(ip("::1")));
+        assert!(!access.allows_addr(ip("192.168.0.1")));
+        assert!(access.allows_host("docs.internal"));
+        assert!(access.allows_host("DOCS.internal."));
+        assert!(access.allows_host("wiki.corp.example"));
+        assert!(!access.allows_host("corp.example"));
+        assert!(!access.allows_host("evilcorp.example"));
+        assert!(!access.allows_host("127.0.0.1"));
+    }
+
+    #[test]
+    fn bad_entries_are_refused() {
+        for bad in [
+            "",
+            "10.0.0.0/33",
+            "::/129",
+            "a b",
+            "*.",
+            "http://x",
+            "1.2.3.4/x",
+        ] {
+            assert!(WebAccess::from_entries([bad]).is_err(), "{bad:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// An IPv4 address is judged the same however IPv6 embeds it.
+        #[test]
+        fn embedded_v4_is_judged_like_v4(bits: u32) {
+            let v4 = Ipv4Addr::from(bits);
+            let [a, b, c, d] = v4.octets();
+            let high = u16::from_be_bytes([a, b]);
+            let low = u16::from_be_bytes([c, d]);
+            let access = WebAccess::new();
+            let plain = access.allows_addr(IpAddr::V4(v4));
+            let mapped = IpAddr::V6(v4.to_ipv6_mapped());
+            let nat64 = IpAddr::V6(Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, high, low));
+            let six_to_four = IpAddr::V6(Ipv6Addr::new(0x2002, high, low, 0, 0, 0, 0, 1));
+            proptest::prop_assert_eq!(access.allows_addr(mapped), plain);
+            proptest::prop_assert_eq!(access.allows_addr(nat64), plain);
+            proptest::prop_assert_eq!(access.allows_addr(six_to_four), plain);
+        }
+
+        /// A network entry allows exactly the addresses sharing its prefix.
+        #[test]
+        fn networks_allow_their_prefix(net: u32, addr: u32, bits in 0u8..=32) {
+            let entry = format!("{}/{bits}", Ipv4Addr::from(net));
+            let access = WebAccess::from_entries([entry]).unwrap();
+            let shift = 32 - u32::from(bits);
+            let same = bits == 0 || (net >> shift) == (addr >> shift);
+            let candidate = Ipv4Addr::from(addr);
+            let expected = same || blocked_reason(IpAddr::V4(candidate)).is_none();
+            proptest::prop_assert_eq!(access.allows_addr(IpAddr::V4(candidate)), expected);
+        }
+    }
+
+    #[test]
+    fn prefixes_compare_bitwise() {
+        assert!(in_network(ip("172.20.1.1"), ip("172.16.0.0"), 12));
+        assert!(!in_network(ip("172.32.1.1"), ip("172.16.0.0"), 12));
+        assert!(in_network(ip("1.2.3.4"), ip("0.0.0.0"), 0));
+    }
+}

@@ -1,0 +1,443 @@
+//! The bash tool's contract (reference §12.7, BA1–BA11) with real processes: model texts,
+//! structured results, the permission order, capture limits, normalisation and environment.
+
+use std::fs;
+use std::time::{Duration, Instant};
+
+use insta::assert_snapshot;
+use serde_json::json;
+use tackle_builtins::bash::{BashOptions, FORCE_KILL_AFTER, MAX_CAPTURE_BYTES};
+use tackle_permission::{Effect, Reply};
+
+use crate::bash_support::{Setup, bash, failure, redact, rule, settle, strings, text};
+
+#[tokio::test]
+async fn pwd_reports_the_real_cwd_and_asserts_the_command() {
+    let bash = bash();
+    let out = settle(&bash.tool, json!({"command": "pwd"})).await.unwrap();
+    let root = bash.root.display().to_string();
+    assert_eq!(
+        text(&out),
+        format!("{root}\n\n\nCommand exited with code 0.")
+    );
+    assert_eq!(
+        out.structured,
+        json!({"command": "pwd", "cwd": root, "shell": "/bin/sh", "exitCode": 0,
+               "output": format!("{root}\n"), "truncated": false})
+    );
+    assert_eq!(
+        bash.asked(),
+        vec![("bash".to_owned(), strings(&["pwd"]), strings(&["pwd *"]))]
+    );
+}
+
+#[tokio::test]
+async fn printf_and_echo_texts_as_the_reference() {
+    let bash = bash();
+    let out = settle(&bash.tool, json!({"command": "printf core-bash"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&out), "core-bash\n\nCommand exited with code 0.");
+    let out = settle(&bash.tool, json!({"command": "echo hello"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&out), "hello\n\n\nCommand exited with code 0.");
+}
+
+#[tokio::test]
+async fn model_texts() {
+    let bash = bash();
+    let mut texts = Vec::new();
+    for command in [
+        "true",
+        "echo out; echo err >&2",
+        "echo only-err >&2",
+        "exit 7",
+        "printf '\\033[1;31mred\\033[0m and \\033]0;title\\007plain\\n'",
+        "printf 'fetch 10%%\\rfetch 50%%\\rfetch 100%%\\nspin |\\b/\\b-\\bdone\\n'",
+        "printf 'ok \\377\\376 end\\n'",
+        "kill -9 $$",
+    ] {
+        let out = settle(&bash.tool, json!({"command": command}))
+            .await
+            .unwrap();
+        texts.push(format!("$ {command}\n{}", text(&out)));
+    }
+    assert_snapshot!(texts.join("\n\n----------\n\n"));
+}
+
+#[tokio::test]
+async fn signal_death_is_exit_code_128_plus_the_signal() {
+    let bash = bash();
+    let out = settle(&bash.tool, json!({"command": "kill -9 $$"}))
+        .await
+        .unwrap();
+    assert_eq!(out.structured["exitCode"], 137);
+    assert_eq!(out.structured["signal"], 9);
+}
+
+#[tokio::test]
+async fn a_relative_workdir_runs_there() {
+    let bash = bash();
+    fs::create_dir(bash.root.join("src")).unwrap();
+    let out = settle(&bash.tool, json!({"command": "pwd", "workdir": "src"}))
+        .await
+        .unwrap();
+    let cwd = bash.root.join("src").display().to_string();
+    assert_eq!(out.structured["cwd"], cwd.as_str());
+    assert_eq!(out.structured["output"], format!("{cwd}\n"));
+}
+
+#[tokio::test]
+async fn a_workdir_replaced_by_a_file_during_approval_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = fs::canonicalize(dir.path()).unwrap().join("work");
+    fs::create_dir(&work).unwrap();
+    let replaced = work.clone();
+    let bash = Setup {
+        hook: Box::new(move |_| {
+            if replaced.is_dir() {
+                fs::remove_dir(&replaced).unwrap();
+                fs::write(&replaced, "now a file").unwrap();
+            }
+        }),
+        ..Setup::default()
+    }
+    .build();
+    let command = format!("touch {}", bash.root.join("ran").display());
+    let message = failure(
+        settle(
+            &bash.tool,
+            json!({"command": command, "workdir": work.display().to_string()}),
+        )
+        .await,
+    );
+    assert_eq!(
+        message,
+        format!("Working directory is not a directory: {}", work.display())
+    );
+    assert!(!bash.root.join("ran").exists());
+}
+
+#[tokio::test]
+async fn an_external_workdir_asks_external_directory_first() {
+    let outside = tempfile::tempdir().unwrap();
+    let real = fs::canonicalize(outside.path()).unwrap();
+    let bash = bash();
+    let out = settle(
+        &bash.tool,
+        json!({"command": "pwd", "workdir": real.display().to_string()}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.structured["cwd"], real.display().to_string());
+    let pattern = format!("{}/*", real.display());
+    assert_eq!(
+        bash.asked(),
+        vec![
+            (
+                "external_directory".to_owned(),
+                vec![pattern.clone()],
+                vec![pattern]
+            ),
+            ("bash".to_owned(), strings(&["pwd"]), strings(&["pwd *"])),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_denial_of_either_assertion_runs_nothing() {
+    let outside = tempfile::tempdir().unwrap();
+    let real = fs::canonicalize(outside.path()).unwrap();
+    for denied in ["external_directory", "bash"] {
+        let bash = Setup {
+            rules: vec![rule(denied, "*", Effect::Deny)],
+            ..Setup::default()
+        }
+        .build();
+        let message = failure(
+            settle(
+                &bash.tool,
+                json!({"command": "touch ran", "workdir": real.display().to_string()}),
+            )
+            .await,
+        );
+        assert!(message.starts_with("Permission denied"), "{message}");
+        assert!(!real.join("ran").exists(), "{denied}");
+    }
+}
+
+#[tokio::test]
+async fn reading_outside_only_warns() {
+    let outside = tempfile::tempdir().unwrap();
+    let real = fs::canonicalize(outside.path()).unwrap();
+    fs::write(real.join("secret.txt"), "s3cret\n").unwrap();
+    let bash = Setup {
+        rules: vec![rule("external_directory", "*", Effect::Deny)],
+        ..Setup::default()
+    }
+    .build();
+    let command = format!("cat {}/secret.txt", real.display());
+    let out = settle(&bash.tool, json!({"command": command}))
+        .await
+        .unwrap();
+    assert_eq!(bash.actions(), ["bash"]);
+    let warning = format!(
+        "Command argument references external directory {}/*. Bash runs with host-user \
+         filesystem, process, and network authority; this scan is advisory only.",
+        real.display()
+    );
+    assert_eq!(out.structured["warnings"], json!([warning]));
+    let text = text(&out);
+    assert!(text.contains("Warnings:"), "{text}");
+    assert!(text.starts_with("s3cret\n"), "{text}");
+}
+
+#[tokio::test]
+async fn a_non_zero_exit_is_a_result() {
+    let bash = bash();
+    let out = settle(&bash.tool, json!({"command": "exit 7"}))
+        .await
+        .unwrap();
+    assert!(text(&out).contains("Command exited with code 7"));
+    assert_eq!(out.structured["exitCode"], 7);
+}
+
+#[tokio::test]
+async fn stdout_over_the_limit_keeps_head_and_tail_and_counts_the_rest() {
+    let bash = bash();
+    let command = "head -c 3000000 /dev/zero | tr '\\0' a; printf END";
+    let out = settle(&bash.tool, json!({"command": command}))
+        .await
+        .unwrap();
+    let s = &out.structured;
+    assert_eq!(s["truncated"], true);
+    assert_eq!(s["stdoutTruncated"], true);
+    assert!(s.get("stderrTruncated").is_none());
+    assert!(s.get("resource").is_none());
+    let dropped = 3_000_003 - MAX_CAPTURE_BYTES as u64;
+    assert_eq!(s["stdoutDroppedBytes"], dropped);
+    let text = text(&out);
+    assert!(
+        text.contains("stdout capture truncated"),
+        "{}",
+        &text[text.len() - 400..]
+    );
+    assert!(text.contains(&format!("[... {dropped} bytes of stdout dropped here ...]")));
+    assert!(text.contains(&format!(
+        "[stdout capture truncated at the in-memory safety limit] {dropped} bytes of stdout \
+         were dropped from the middle"
+    )));
+    let output = s["output"].as_str().unwrap();
+    assert!(output.starts_with(&"a".repeat(1000)));
+    assert!(output.contains("aaaEND\n\n[stdout capture"));
+}
+
+#[tokio::test]
+async fn truncation_notices_for_each_stream() {
+    let bash = Setup {
+        options: BashOptions {
+            capture_limit: 16,
+            ..BashOptions::default()
+        },
+        ..Setup::default()
+    }
+    .build();
+    let mut texts = Vec::new();
+    for command in [
+        "echo 0123456789abcdefghijklmnopqrstuvwxyz",
+        "echo 0123456789abcdefghijklmnopqrstuvwxyz >&2",
+        "echo 0123456789abcdefghijklmnopqrstuvwxyz; echo ABCDEFGHIJKLMNOPQRSTUVWXYZ >&2",
+    ] {
+        let out = settle(&bash.tool, json!({"command": command}))
+            .await
+            .unwrap();
+        texts.push(format!("$ {command}\n{}", text(&out)));
+    }
+    assert_snapshot!(texts.join("\n\n----------\n\n"));
+}
+
+#[tokio::test]
+async fn a_timeout_is_a_successful_result_with_the_partial_output() {
+    let bash = bash();
+    let started = Instant::now();
+    let out = settle(
+        &bash.tool,
+        json!({"command": "echo started; sleep 60", "timeout": 300}),
+    )
+    .await
+    .unwrap();
+    assert!(started.elapsed() < Duration::from_millis(300) + FORCE_KILL_AFTER);
+    let s = &out.structured;
+    assert_eq!(s["timedOut"], true);
+    assert_eq!(s["truncated"], false);
+    assert!(s.get("exitCode").is_none());
+    let text = redact(&text(&out), &bash.root);
+    assert_snapshot!(text);
+
+    let out = settle(&bash.tool, json!({"command": "sleep 60", "timeout": 200}))
+        .await
+        .unwrap();
+    assert_eq!(out.structured["command"], "sleep 60");
+    assert_eq!(
+        out.structured["output"],
+        "Command exceeded timeout of 200 ms. Retry with a larger timeout if the command is \
+         expected to take longer.\n\n[terminated 1 process at the timeout: sleep 60 (pid "
+            .to_owned()
+            + &out.structured["terminated"][0]["pid"].to_string()
+            + ")]"
+    );
+}
+
+#[tokio::test]
+async fn the_environment_is_non_interactive_and_scrubbed() {
+    let path = std::env::var_os("PATH").unwrap();
+    let bash = Setup {
+        options: BashOptions {
+            env: Some(vec![
+                ("PATH".into(), path),
+                ("HOME".into(), "/nonexistent-home".into()),
+                ("PAGER".into(), "less".into()),
+                ("GIT_PAGER".into(), "less".into()),
+                ("OPENAI_API_KEY".into(), "sk-secret".into()),
+                ("GITHUB_TOKEN".into(), "gh-allowed".into()),
+                ("AWS_SECRET_ACCESS_KEY".into(), "aws-secret".into()),
+                ("FORCE_COLOR".into(), "1".into()),
+            ]),
+            env_allow: strings(&["GITHUB_TOKEN"]),
+            ..BashOptions::default()
+        },
+        ..Setup::default()
+    }
+    .build();
+    let out = settle(&bash.tool, json!({"command": "env | sort"}))
+        .await
+        .unwrap();
+    let output = out.structured["output"].as_str().unwrap().to_owned();
+    for expected in [
+        "PAGER=cat",
+        "GIT_PAGER=cat",
+        "GIT_EDITOR=true",
+        "GIT_TERMINAL_PROMPT=0",
+        "GIT_MERGE_AUTOEDIT=no",
+        "DEBIAN_FRONTEND=noninteractive",
+        "NO_COLOR=1",
+        "GITHUB_TOKEN=gh-allowed",
+        "HOME=/nonexistent-home",
+    ] {
+        assert!(
+            output.lines().any(|l| l == expected),
+            "{expected} in {output}"
+        );
+    }
+    for absent in ["sk-secret", "aws-secret", "FORCE_COLOR", "PAGER=less"] {
+        assert!(!output.contains(absent), "{absent} in {output}");
+    }
+}
+
+#[tokio::test]
+async fn stdin_is_empty_and_there_is_no_terminal() {
+    let bash = bash();
+    let out = settle(
+        &bash.tool,
+        json!({"command": "cat; echo cat=$?; read x; echo read=$?; exec 3</dev/tty"}),
+    )
+    .await
+    .unwrap();
+    let output = out.structured["output"].as_str().unwrap();
+    assert!(output.starts_with("cat=0\nread=1\n"), "{output}");
+    assert!(output.contains("/dev/tty"), "{output}");
+    assert_ne!(out.structured["exitCode"], 0);
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_before_anything_runs() {
+    let bash = bash();
+    let mut texts = Vec::new();
+    for input in [
+        json!({"command": "true", "timeout": 0}),
+        json!({"command": "true", "timeout": 600_001}),
+        json!({"command": "true", "timeout": -5}),
+        json!({"command": "true", "timeout": 1.5}),
+        json!({"command": "   "}),
+        json!({"command": "echo a\u{0}b"}),
+        json!({"command": "true", "workdir": "../elsewhere"}),
+        json!({"command": "vi notes.txt"}),
+        json!({"command": "git status && nano x"}),
+        json!({"workdir": "."}),
+    ] {
+        let message = failure(settle(&bash.tool, input.clone()).await);
+        texts.push(format!("{input}\n{message}"));
+    }
+    assert_snapshot!(texts.join("\n\n"));
+    assert!(bash.asked().is_empty());
+    // The largest timeout is accepted.
+    let out = settle(&bash.tool, json!({"command": "true", "timeout": 600_000}))
+        .await
+        .unwrap();
+    assert_eq!(out.structured["exitCode"], 0);
+}
+
+#[tokio::test]
+async fn the_definition_has_no_background_parameter() {
+    let bash = bash();
+    let definition = bash.tool.definition("bash").unwrap();
+    assert!(
+        definition.input_schema["properties"]
+            .get("background")
+            .is_none()
+    );
+    insta::assert_json_snapshot!(definition.input_schema);
+    assert_snapshot!(definition.description);
+}
+
+#[tokio::test]
+async fn a_configured_shell_is_used_and_named() {
+    let bash = Setup {
+        options: BashOptions {
+            shell: "/bin/bash".into(),
+            ..BashOptions::default()
+        },
+        ..Setup::default()
+    }
+    .build();
+    let out = settle(
+        &bash.tool,
+        json!({"command": "[[ -n $BASH_VERSION ]] && echo bash"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.structured["shell"], "/bin/bash");
+    assert_eq!(out.structured["output"], "bash\n");
+}
+
+#[tokio::test]
+async fn a_shell_that_cannot_start_is_a_failure() {
+    let bash = Setup {
+        options: BashOptions {
+            shell: "/nonexistent/sh".into(),
+            ..BashOptions::default()
+        },
+        ..Setup::default()
+    }
+    .build();
+    let message = failure(settle(&bash.tool, json!({"command": "true"})).await);
+    assert_eq!(message, "Unable to execute command: true");
+}
+
+#[tokio::test]
+async fn a_rejection_with_feedback_reaches_the_model_and_runs_nothing() {
+    fn reject(_: &str) -> Reply {
+        Reply::Reject {
+            message: Some("use make instead".to_owned()),
+        }
+    }
+    let bash = Setup {
+        reply: reject,
+        ..Setup::default()
+    }
+    .build();
+    let message = failure(settle(&bash.tool, json!({"command": "touch ran"})).await);
+    assert!(message.ends_with("use make instead"), "{message}");
+    assert!(!bash.root.join("ran").exists());
+}

@@ -1,0 +1,223 @@
+//! The hang suite: commands that wait for input, a pager, an editor, a background job, an
+//! endless writer, a TERM-ignoring process and a (bounded) fork bomb. Each call returns within
+//! its timeout plus the grace period, and afterwards no process of the command's group is
+//! alive — checked by group id in `/proc`. Every command prints `$$` first: the shell leads the
+//! session, so its pid is the group id.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tackle_builtins::bash::{BashOptions, FORCE_KILL_AFTER};
+use tackle_tool_core::{Context, Halt, ToolError};
+
+use crate::bash_support::{Setup, bash, group_members, settle, settle_with};
+
+/// Slack for a loaded machine on top of timeout + grace.
+const SLACK: Duration = Duration::from_millis(1500);
+
+/// The group id printed as the first output line.
+fn group_of(structured: &Value) -> i32 {
+    let output = structured["output"].as_str().unwrap();
+    let first = output.lines().next().unwrap();
+    first
+        .strip_prefix("pgid=")
+        .unwrap_or_else(|| panic!("no pgid line in {output:?}"))
+        .parse()
+        .unwrap()
+}
+
+/// Runs `command` with `timeout_ms`, checks the time bound and that its group is empty.
+async fn returns_and_leaves_nothing(command: &str, timeout_ms: u64) -> Value {
+    let bash = bash();
+    let started = Instant::now();
+    let out = settle(
+        &bash.tool,
+        json!({"command": format!("echo pgid=$$; {command}"), "timeout": timeout_ms}),
+    )
+    .await
+    .unwrap();
+    let elapsed = started.elapsed();
+    let bound = Duration::from_millis(timeout_ms) + FORCE_KILL_AFTER + SLACK;
+    assert!(elapsed < bound, "{command}: {elapsed:?} >= {bound:?}");
+    let group = group_of(&out.structured);
+    let alive = group_members(group);
+    assert!(
+        alive.is_empty(),
+        "{command}: group {group} still has {alive:?}"
+    );
+    out.structured
+}
+
+#[tokio::test]
+async fn cat_reads_end_of_file_at_once() {
+    let started = Instant::now();
+    let out = returns_and_leaves_nothing("cat", 10_000).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(out["exitCode"], 0);
+}
+
+#[tokio::test]
+async fn read_fails_at_once() {
+    let started = Instant::now();
+    let out = returns_and_leaves_nothing("read x; echo read=$?", 10_000).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(out["output"].as_str().unwrap().contains("read=1"));
+}
+
+#[tokio::test]
+async fn vi_is_refused_with_a_hint_and_an_editor_that_waits_is_stopped() {
+    let bash = bash();
+    let result = settle(&bash.tool, json!({"command": "vi notes.txt"})).await;
+    match result {
+        Err(ToolError::Failure(failure)) => {
+            assert!(
+                failure.message.contains("interactive"),
+                "{}",
+                failure.message
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // Started with a command, vi is not refused; it still cannot hang the call.
+    returns_and_leaves_nothing("vi -c 'sleep 100' notes.txt", 1000).await;
+}
+
+#[tokio::test]
+async fn git_log_does_not_start_a_pager() {
+    let bash = Setup {
+        options: BashOptions {
+            env: Some(vec![
+                ("PATH".into(), std::env::var_os("PATH").unwrap()),
+                ("HOME".into(), std::env::temp_dir().into()),
+                ("PAGER".into(), "less".into()),
+                ("GIT_PAGER".into(), "less".into()),
+            ]),
+            ..BashOptions::default()
+        },
+        ..Setup::default()
+    }
+    .build();
+    let command = "echo pgid=$$; git init -q . && git -c user.name=t -c user.email=t@e \
+                   commit -q --allow-empty -m first-commit && git -p log --oneline";
+    let started = Instant::now();
+    let out = settle(&bash.tool, json!({"command": command, "timeout": 10_000}))
+        .await
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10) + FORCE_KILL_AFTER + SLACK);
+    let output = out.structured["output"].as_str().unwrap();
+    assert!(output.contains("first-commit"), "{output}");
+    assert_eq!(out.structured["exitCode"], 0, "{output}");
+    assert!(group_members(group_of(&out.structured)).is_empty());
+}
+
+#[tokio::test]
+async fn a_background_job_does_not_hold_the_call_and_is_terminated() {
+    let started = Instant::now();
+    let out = returns_and_leaves_nothing("sleep 1000 & echo started", 60_000).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(out["exitCode"], 0);
+    assert_eq!(out["terminated"][0]["command"], "sleep 1000");
+    let output = out["output"].as_str().unwrap();
+    assert!(
+        output.contains(
+            "[terminated 1 process still running after the command exited: sleep 1000 (pid "
+        ),
+        "{output}"
+    );
+}
+
+#[tokio::test]
+async fn an_endless_writer_is_stopped_at_the_timeout_with_counted_output() {
+    let out = returns_and_leaves_nothing("yes", 1000).await;
+    assert_eq!(out["timedOut"], true);
+    assert_eq!(out["stdoutTruncated"], true);
+    assert!(out["stdoutDroppedBytes"].as_u64().unwrap() > 0);
+}
+
+#[tokio::test]
+async fn a_process_ignoring_term_is_killed_after_the_grace_period() {
+    let started = Instant::now();
+    let out = returns_and_leaves_nothing("trap '' TERM; sleep 1000", 500).await;
+    assert!(
+        started.elapsed() >= FORCE_KILL_AFTER,
+        "killed before the grace period"
+    );
+    assert_eq!(out["timedOut"], true);
+    assert!(
+        out["output"]
+            .as_str()
+            .unwrap()
+            .contains("some ignored TERM and were killed")
+    );
+}
+
+#[tokio::test]
+async fn a_fork_bomb_is_stopped_by_the_timeout() {
+    // Exponential and TERM-proof, but bounded (2^8 shells) so that the machine survives a
+    // failing test: pid_max is shared with everything else running here.
+    let bomb = "trap '' TERM; b() { if [ $1 -gt 0 ]; then b $(($1-1)) & b $(($1-1)) & fi; \
+                sleep 1000; }; b 7";
+    let out = returns_and_leaves_nothing(bomb, 1500).await;
+    assert_eq!(out["timedOut"], true);
+    assert!(out["terminated"].as_array().unwrap().len() > 50, "{out}");
+}
+
+#[tokio::test]
+async fn a_cancelled_call_halts_and_its_group_is_terminated() {
+    let bash = bash();
+    let ctx = Context::new("ses_1");
+    let cancel = ctx.cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        cancel.cancel();
+    });
+    let marker = bash.root.join("pgid");
+    let command = format!("echo $$ > {}; trap '' TERM; sleep 1000", marker.display());
+    let started = Instant::now();
+    let result = settle_with(&bash.tool, json!({"command": command}), &ctx).await;
+    assert!(
+        matches!(result, Err(ToolError::Halt(Halt::Cancelled))),
+        "{result:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let group: i32 = std::fs::read_to_string(&marker)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // TERM is ignored: KILL follows after the grace period.
+    let deadline = Instant::now() + FORCE_KILL_AFTER + SLACK;
+    while !group_members(group).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "group {group} survived cancellation"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_process_that_leaves_the_group_cannot_hold_the_call() {
+    let bash = bash();
+    let started = Instant::now();
+    let out = settle(
+        &bash.tool,
+        json!({"command": "setsid sleep 30 & echo escaped=$!"}),
+    )
+    .await
+    .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(3));
+    let output = out.structured["output"].as_str().unwrap().to_owned();
+    assert_eq!(out.structured["outputIncomplete"], true, "{output}");
+    assert!(output.contains("[output reading stopped"), "{output}");
+    // It left our group, so it is the test's to clean up.
+    let pid: i32 = output
+        .lines()
+        .find_map(|l| l.strip_prefix("escaped="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let _ = std::process::Command::new("kill")
+        .arg(pid.to_string())
+        .status();
+}

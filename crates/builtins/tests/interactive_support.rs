@@ -1,0 +1,103 @@
+//! Shared helpers of the question/skill/todowrite/webfetch/websearch tests: a permission
+//! service that records what it is asked, contexts and settling.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tackle_permission::{
+    Asker, Effect, PendingRequest, Permission, Reply, Request, Rule, Ruleset, SavedApprovals,
+};
+use tackle_tool_core::{Call, Context, Tool, ToolError, ToolOutput};
+
+/// Records every request it is asked and answers each with one reply.
+#[derive(Clone)]
+pub(crate) struct Recorder {
+    asked: Arc<Mutex<Vec<Request>>>,
+    reply: Reply,
+}
+
+impl Recorder {
+    /// The requests asked so far, in order.
+    pub(crate) fn asked(&self) -> Vec<Request> {
+        self.asked.lock().unwrap().clone()
+    }
+
+    /// `(action, resources, save)` of every request asked so far.
+    pub(crate) fn summary(&self) -> Vec<(String, Vec<String>, Vec<String>)> {
+        self.asked()
+            .into_iter()
+            .map(|r| (r.action, r.resources, r.save))
+            .collect()
+    }
+}
+
+impl Asker for Recorder {
+    fn ask(&self, request: PendingRequest) -> Pin<Box<dyn Future<Output = Reply> + Send>> {
+        self.asked.lock().unwrap().push(request.request);
+        let reply = self.reply.clone();
+        Box::pin(async move { reply })
+    }
+}
+
+/// A service that asks about everything and answers `reply`, plus configured `denied`
+/// actions, which are blocked without asking.
+pub(crate) fn permission_with(reply: Reply, denied: &[&str]) -> (Permission, Recorder) {
+    let mut rules = vec![Rule::new("*", "*", Effect::Ask)];
+    rules.extend(
+        denied
+            .iter()
+            .map(|action| Rule::new(*action, "*", Effect::Deny)),
+    );
+    let recorder = Recorder {
+        asked: Arc::default(),
+        reply,
+    };
+    let permission = Permission::new(
+        Ruleset::new(rules),
+        SavedApprovals::in_memory(),
+        Arc::new(recorder.clone()),
+    );
+    (permission, recorder)
+}
+
+/// Asks about everything and allows it once.
+pub(crate) fn allowing() -> (Permission, Recorder) {
+    permission_with(Reply::Once, &[])
+}
+
+/// Blocks `action` by configuration.
+pub(crate) fn denying(action: &str) -> (Permission, Recorder) {
+    permission_with(Reply::Once, &[action])
+}
+
+/// The context every test call uses.
+pub(crate) fn ctx(session: &str) -> Context {
+    Context {
+        session_id: session.to_owned(),
+        agent: "build".to_owned(),
+        assistant_message_id: "msg_1".to_owned(),
+        tool_call_id: "call_1".to_owned(),
+        ..Context::default()
+    }
+}
+
+/// Settles `input` on `tool` in session `s`.
+pub(crate) async fn settle(tool: &Tool, name: &str, input: Value) -> Result<ToolOutput, ToolError> {
+    settle_in(tool, name, input, "s").await
+}
+
+/// Settles `input` on `tool` in `session`.
+pub(crate) async fn settle_in(
+    tool: &Tool,
+    name: &str,
+    input: Value,
+    session: &str,
+) -> Result<ToolOutput, ToolError> {
+    tool.settle(&Call::new("call_1", name, input), &ctx(session))
+        .await
+}
+
+// The model text of a success and the message of a failure: shared with the bash tests.
+pub(crate) use crate::bash_support::{failure, text};

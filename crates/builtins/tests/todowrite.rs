@@ -1,0 +1,173 @@
+//! `todowrite` (reference §12.13, TD1–TD3) and the todo store.
+
+use serde_json::json;
+use tackle_builtins::todo::{Todo, TodoPriority, TodoStatus, TodoStore, todowrite_tool};
+use tackle_permission::Reply;
+use tackle_tool_core::{Halt, ToolError};
+
+use super::interactive_support::{
+    allowing, denying, failure, permission_with, settle, settle_in, text,
+};
+
+fn todos() -> serde_json::Value {
+    json!({"todos": [
+        {"content": "Write the parser", "status": "completed", "priority": "high"},
+        {"content": "Test it", "status": "in_progress", "priority": "medium"},
+        {"content": "Ship", "status": "pending", "priority": "low"},
+        {"content": "Old idea", "status": "cancelled", "priority": "low"},
+    ]})
+}
+
+#[tokio::test]
+async fn replaces_the_session_list_and_notifies() {
+    let (permission, recorder) = allowing();
+    let store = TodoStore::new();
+    let mut watcher = store.subscribe("s");
+    let tool = todowrite_tool(permission, store.clone());
+    let output = settle(&tool, "todowrite", todos()).await.unwrap();
+    assert_eq!(output.structured, todos());
+    assert_eq!(
+        text(&output),
+        serde_json::to_string_pretty(&todos()["todos"]).unwrap()
+    );
+    assert_eq!(
+        recorder.summary(),
+        [(
+            "todowrite".to_owned(),
+            vec!["*".to_owned()],
+            vec!["*".to_owned()]
+        )]
+    );
+    assert!(watcher.has_changed().unwrap());
+    let seen = watcher.borrow_and_update().clone();
+    assert_eq!(seen.len(), 4);
+    assert_eq!(
+        seen[1],
+        Todo {
+            content: "Test it".into(),
+            status: TodoStatus::InProgress,
+            priority: TodoPriority::Medium
+        }
+    );
+    // Replace semantics: a shorter list replaces, other sessions are untouched.
+    settle(
+        &tool,
+        "todowrite",
+        json!({"todos": [{"content": "Only", "status": "pending", "priority": "high"}]}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(store.get("s").len(), 1);
+    settle_in(&tool, "todowrite", json!({"todos": []}), "other")
+        .await
+        .unwrap();
+    assert_eq!(store.get("s").len(), 1);
+    assert!(store.get("other").is_empty());
+}
+
+#[tokio::test]
+async fn model_text_matches_the_reference_pretty_json() {
+    let (permission, _) = allowing();
+    let tool = todowrite_tool(permission, TodoStore::new());
+    let output = settle(
+        &tool,
+        "todowrite",
+        json!({"todos": [{"content": "a", "status": "pending", "priority": "high"}]}),
+    )
+    .await
+    .unwrap();
+    insta::assert_snapshot!(text(&output), @r#"
+    [
+      {
+        "content": "a",
+        "status": "pending",
+        "priority": "high"
+      }
+    ]
+    "#);
+}
+
+#[tokio::test]
+async fn a_denial_keeps_the_old_list() {
+    let store = TodoStore::new();
+    store.replace(
+        "s",
+        vec![Todo {
+            content: "keep me".into(),
+            status: TodoStatus::Pending,
+            priority: TodoPriority::High,
+        }],
+    );
+    let (permission, _) = denying("todowrite");
+    let tool = todowrite_tool(permission, store.clone());
+    let message = failure(settle(&tool, "todowrite", todos()).await);
+    assert!(
+        message.starts_with("Unable to update todos: Permission denied: todowrite"),
+        "{message}"
+    );
+    assert_eq!(store.get("s")[0].content, "keep me");
+
+    let (declining, _) = permission_with(Reply::Reject { message: None }, &[]);
+    let tool = todowrite_tool(declining, store.clone());
+    let result = settle(&tool, "todowrite", todos()).await;
+    assert!(
+        matches!(result, Err(ToolError::Halt(Halt::Declined))),
+        "{result:?}"
+    );
+    assert_eq!(store.get("s")[0].content, "keep me");
+}
+
+#[tokio::test]
+async fn bad_status_and_priority_name_the_allowed_values() {
+    let (permission, recorder) = allowing();
+    let store = TodoStore::new();
+    let tool = todowrite_tool(permission, store.clone());
+    let status = failure(
+        settle(
+            &tool,
+            "todowrite",
+            json!({"todos": [{"content": "a", "status": "done", "priority": "high"}]}),
+        )
+        .await,
+    );
+    let priority = failure(
+        settle(
+            &tool,
+            "todowrite",
+            json!({"todos": [{"content": "a", "status": "pending", "priority": "urgent"}]}),
+        )
+        .await,
+    );
+    insta::assert_snapshot!(format!("{status}\n{priority}"), @r"
+    Invalid tool input: todos[0].status: unknown variant `done`, expected one of `pending`, `in_progress`, `completed`, `cancelled`
+    Invalid tool input: todos[0].priority: unknown variant `urgent`, expected one of `high`, `medium`, `low`
+    ");
+    assert!(recorder.asked().is_empty());
+    assert!(store.sessions().is_empty());
+}
+
+#[tokio::test]
+async fn a_legacy_id_field_is_accepted() {
+    let (permission, _) = allowing();
+    let tool = todowrite_tool(permission, TodoStore::new());
+    let output = settle(
+        &tool,
+        "todowrite",
+        json!({"todos": [{"id": "1", "content": "a", "status": "pending", "priority": "low"}]}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        output.structured,
+        json!({"todos": [{"content": "a", "status": "pending", "priority": "low"}]})
+    );
+}
+
+#[test]
+fn the_definition() {
+    let (permission, _) = allowing();
+    let definition = todowrite_tool(permission, TodoStore::new())
+        .definition("todowrite")
+        .unwrap();
+    insta::assert_json_snapshot!(definition.as_ref());
+}
