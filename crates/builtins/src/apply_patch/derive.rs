@@ -17,7 +17,8 @@ use super::text::{FileText, Piece};
 /// The outcome of one update hunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Derived {
-    pub(crate) text: FileText,
+    /// The new bytes; `None` when no chunk changed anything.
+    pub(crate) bytes: Option<Vec<u8>>,
     /// Chunks that changed the file.
     pub(crate) applied: usize,
     /// Chunks whose new lines were already in place (a replay).
@@ -41,7 +42,11 @@ enum Found {
 }
 
 /// Applies `chunks` to `text`. On failure, returns the model-facing reason.
-pub(crate) fn derive(resource: &str, text: &FileText, chunks: &[Chunk]) -> Result<Derived, String> {
+pub(crate) fn derive(
+    resource: &str,
+    text: &FileText<'_>,
+    chunks: &[Chunk],
+) -> Result<Derived, String> {
     let lines = text.lines();
     let mut cursor = 0;
     let mut replacements: Vec<Replacement<'_>> = Vec::new();
@@ -105,7 +110,7 @@ pub(crate) fn derive(resource: &str, text: &FileText, chunks: &[Chunk]) -> Resul
     let applied = replacements.len() + appends.len();
     if applied == 0 {
         return Ok(Derived {
-            text: text.clone(),
+            bytes: None,
             applied,
             already_applied,
             windows: Vec::new(),
@@ -150,7 +155,7 @@ pub(crate) fn derive(resource: &str, text: &FileText, chunks: &[Chunk]) -> Resul
         });
     }
     Ok(Derived {
-        text: text.rebuild(&pieces),
+        bytes: Some(text.rebuild(&pieces)),
         applied,
         already_applied,
         windows,

@@ -2,15 +2,15 @@
 //! nothing (reference §10.5, user demands P1–P6).
 //!
 //! Order of a call, each step finishing before the next starts:
-//! 1. parse leniently ([`parse`]); errors name the patch line and the offending text;
+//! 1. parse leniently (`parse.rs`); errors name the patch line and the offending text;
 //! 2. resolve every path (sources and move destinations) against the Location, assert
 //!    `external_directory` once per distinct outside directory, then one `edit` with every
 //!    resource, de-duplicated in hunk order. Nothing is read before approval;
-//! 3. read every named file and compute every new content in memory ([`plan`], [`derive`]):
+//! 3. read every named file and compute every new content in memory (`plan.rs`, `derive.rs`):
 //!    later hunks see earlier ones, a replayed change is recognised as already applied, each
 //!    file keeps its BOM, line endings and trailing-newline state, non-UTF-8 files are refused;
 //! 4. commit each file atomically, checking it still holds the bytes the patch was computed
-//!    from, and restore every file already changed if a later one fails ([`commit`]).
+//!    from, and restore every file already changed if a later one fails (`commit.rs`).
 //!
 //! Invariants: a failure leaves the tree as it was (or says exactly which files could not be
 //! restored); an added file never replaces one, a move never replaces another file; success
@@ -41,7 +41,7 @@ use tokio::task::JoinSet;
 use crate::error::Error;
 use crate::location::{Kind, Location};
 use crate::mutation::FileMutation;
-pub use report::{ApplyPatchOutput, FileDiff, FileStatus};
+pub use report::{ApplyPatchOutput, PatchStatus, PatchedFile};
 
 use parse::HunkKind;
 use plan::{Disk, Resolved, Target};
@@ -121,35 +121,19 @@ impl Execute for ApplyPatch {
         if input.patch_text.trim().is_empty() {
             return Err(ToolError::failure("patchText is required"));
         }
-        let tp = std::time::Instant::now();
         let patch = parse::parse(&input.patch_text)
             .map_err(|err| ToolError::failure(format!("apply_patch verification failed: {err}")))?;
         if patch.hunks.is_empty() {
             return Err(ToolError::failure("patch rejected: empty patch"));
         }
-        let t0 = std::time::Instant::now();
         let resolved = self.resolve(&patch)?;
         self.authorize(&resolved, &input.patch_text, ctx).await?;
-        let t2 = std::time::Instant::now();
         let disk = self.read(&resolved).await?;
-        let t3 = std::time::Instant::now();
         let changes = plan::plan(&resolved, &disk)
             .map_err(|why| ToolError::failure(format!("{}\n{NOTHING_CHANGED}", why.trim_end())))?;
-        let t35 = std::time::Instant::now();
         // Above the output store's bound of one result, the diff texts go and the counts stay.
         let output = report::output(&changes, MAX_BYTES);
-        let t4 = std::time::Instant::now();
-        let r = commit::commit(&self.mutation, changes).await;
-        eprintln!(
-            "TIMING parse {:?} pre {:?} read {:?} plan {:?} output {:?} commit {:?}",
-            t0 - tp,
-            t2 - t0,
-            t3 - t2,
-            t35 - t3,
-            t4 - t35,
-            t4.elapsed()
-        );
-        std::future::ready(r)
+        commit::commit(&self.mutation, changes)
             .await
             .map_err(|failure| ToolError::failure(failure.message()))?;
         Ok(output)

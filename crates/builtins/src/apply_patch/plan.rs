@@ -194,11 +194,7 @@ impl Files<'_> {
                     )
                 })?;
                 let derived = derive(resource, &text, chunks)?;
-                let after = if derived.applied > 0 {
-                    Disk::File(derived.text.encode())
-                } else {
-                    Disk::File(bytes.clone())
-                };
+                let after = Disk::File(derived.bytes.unwrap_or_else(|| bytes.clone()));
                 let moved = resolved
                     .move_to
                     .as_ref()

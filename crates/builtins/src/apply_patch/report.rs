@@ -14,7 +14,7 @@ use super::plan::FileChange;
 pub struct ApplyPatchOutput {
     /// Every file the patch touched, in the order the patch first names it. A moved file is one
     /// entry, under its destination.
-    pub files: Vec<FileDiff>,
+    pub files: Vec<PatchedFile>,
     /// True when the diff texts were dropped because the output would exceed the byte limit of
     /// tool output; the counts are kept.
     pub compacted: bool,
@@ -23,13 +23,13 @@ pub struct ApplyPatchOutput {
 /// One file's change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct FileDiff {
+pub struct PatchedFile {
     /// The file as permission sees it: relative to the Location, or absolute outside it.
     pub file: String,
     /// The real path that was changed.
     pub target: String,
     /// What happened to the file.
-    pub status: FileStatus,
+    pub status: PatchStatus,
     /// For a move: the file it was moved from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
@@ -47,7 +47,7 @@ pub struct FileDiff {
 /// What happened to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum FileStatus {
+pub enum PatchStatus {
     /// Created.
     Added,
     /// Changed in place.
@@ -62,7 +62,7 @@ pub enum FileStatus {
 
 /// The output for `changes`, with diffs dropped when it would exceed `max_bytes` as JSON.
 pub(crate) fn output(changes: &[FileChange], max_bytes: usize) -> ApplyPatchOutput {
-    let mut files: Vec<FileDiff> = changes
+    let mut files: Vec<PatchedFile> = changes
         .iter()
         .filter(|change| !folded_into_move(change, changes))
         .map(|change| file_diff(change, changes))
@@ -89,7 +89,7 @@ fn folded_into_move(change: &FileChange, all: &[FileChange]) -> bool {
         })
 }
 
-fn file_diff(change: &FileChange, all: &[FileChange]) -> FileDiff {
+fn file_diff(change: &FileChange, all: &[FileChange]) -> PatchedFile {
     let source = change.moved_from.as_ref().and_then(|from| {
         all.iter()
             .find(|c| c.target.path == from.path)
@@ -101,11 +101,11 @@ fn file_diff(change: &FileChange, all: &[FileChange]) -> FileDiff {
     };
     let after = change.after.as_deref();
     let status = match (before.is_some(), after.is_some()) {
-        _ if from.is_some() && after.is_some() => FileStatus::Moved,
-        (false, true) => FileStatus::Added,
-        (true, false) => FileStatus::Deleted,
-        _ if change.writes() => FileStatus::Modified,
-        _ => FileStatus::Unchanged,
+        _ if from.is_some() && after.is_some() => PatchStatus::Moved,
+        (false, true) => PatchStatus::Added,
+        (true, false) => PatchStatus::Deleted,
+        _ if change.writes() => PatchStatus::Modified,
+        _ => PatchStatus::Unchanged,
     };
     let old_name = from.as_deref().unwrap_or(&change.target.resource);
     let diff = diff(
@@ -115,7 +115,7 @@ fn file_diff(change: &FileChange, all: &[FileChange]) -> FileDiff {
         after,
         change.windows.as_deref(),
     );
-    FileDiff {
+    PatchedFile {
         file: change.target.resource.clone(),
         target: change.target.path.to_string_lossy().into_owned(),
         status,
@@ -129,15 +129,15 @@ fn file_diff(change: &FileChange, all: &[FileChange]) -> FileDiff {
 
 /// The text the model reads after a successful patch.
 pub(crate) fn model_text(output: &ApplyPatchOutput) -> String {
-    let changed: Vec<&FileDiff> = output
+    let changed: Vec<&PatchedFile> = output
         .files
         .iter()
-        .filter(|f| f.status != FileStatus::Unchanged)
+        .filter(|f| f.status != PatchStatus::Unchanged)
         .collect();
-    let unchanged: Vec<&FileDiff> = output
+    let unchanged: Vec<&PatchedFile> = output
         .files
         .iter()
-        .filter(|f| f.status == FileStatus::Unchanged)
+        .filter(|f| f.status == PatchStatus::Unchanged)
         .collect();
     let mut text = String::new();
     if changed.is_empty() {
@@ -146,8 +146,8 @@ pub(crate) fn model_text(output: &ApplyPatchOutput) -> String {
         text.push_str("Success. Updated the following files:\n");
         for file in &changed {
             let letter = match file.status {
-                FileStatus::Added => 'A',
-                FileStatus::Deleted => 'D',
+                PatchStatus::Added => 'A',
+                PatchStatus::Deleted => 'D',
                 _ => 'M',
             };
             let _ = write!(text, "{letter} {}", file.file);

@@ -22,11 +22,11 @@ impl Ending {
     }
 }
 
-/// A decoded text file (UTF-8, BOM stripped) split into lines.
+/// A file's bytes seen as UTF-8 text (BOM stripped) split into lines; it borrows the bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FileText {
+pub(crate) struct FileText<'a> {
     bom: bool,
-    body: String,
+    body: &'a str,
     lines: Vec<Span>,
 }
 
@@ -43,9 +43,9 @@ pub(crate) struct NotUtf8 {
     pub(crate) offset: usize,
 }
 
-impl FileText {
+impl<'a> FileText<'a> {
     /// Decodes `bytes`, refusing anything that is not valid UTF-8.
-    pub(crate) fn decode(bytes: &[u8]) -> Result<Self, NotUtf8> {
+    pub(crate) fn decode(bytes: &'a [u8]) -> Result<Self, NotUtf8> {
         let (bom, rest) = match bytes.strip_prefix(BOM) {
             Some(rest) => (true, rest),
             None => (false, bytes),
@@ -53,10 +53,10 @@ impl FileText {
         let body = std::str::from_utf8(rest).map_err(|err| NotUtf8 {
             offset: err.valid_up_to() + if bom { BOM.len() } else { 0 },
         })?;
-        Ok(Self::from_body(bom, body.to_owned()))
+        Ok(Self::from_body(bom, body))
     }
 
-    fn from_body(bom: bool, body: String) -> Self {
+    fn from_body(bom: bool, body: &'a str) -> Self {
         let mut lines = Vec::with_capacity(body.len() / 32 + 1);
         let mut start = 0;
         for piece in body.split_inclusive('\n') {
@@ -87,6 +87,7 @@ impl FileText {
     }
 
     /// The bytes to store: the BOM (if the file had one) and the text.
+    #[cfg(test)]
     pub(crate) fn encode(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(self.body.len() + BOM.len());
         if self.bom {
@@ -101,7 +102,7 @@ impl FileText {
     }
 
     /// Line `index` without its ending.
-    pub(crate) fn line(&self, index: usize) -> &str {
+    pub(crate) fn line(&self, index: usize) -> &'a str {
         let span = self.lines[index];
         &self.body[span.start..span.end]
     }
@@ -112,7 +113,7 @@ impl FileText {
     }
 
     /// Every line without its ending.
-    pub(crate) fn lines(&self) -> Vec<&str> {
+    pub(crate) fn lines(&self) -> Vec<&'a str> {
         (0..self.len()).map(|i| self.line(i)).collect()
     }
 
@@ -127,13 +128,17 @@ impl FileText {
         if crlf > lf { Ending::CrLf } else { Ending::Lf }
     }
 
-    /// Builds the text of `pieces`: the original lines kept (with their own endings) and new
-    /// lines. The trailing-newline state of the original is kept: a file that ended without a
-    /// line break still does, one that ended with one (or was empty) does too.
-    pub(crate) fn rebuild(&self, pieces: &[Piece<'_>]) -> Self {
+    /// The bytes of `pieces`: the original lines kept (with their own endings) and new lines,
+    /// behind the original's BOM. The trailing-newline state of the original is kept: a file
+    /// that ended without a line break still does, one that ended with one (or was empty) does
+    /// too.
+    pub(crate) fn rebuild(&self, pieces: &[Piece<'_>]) -> Vec<u8> {
         let dominant = self.dominant_ending();
         let keep_unterminated = self.lines.last().is_some_and(|s| s.ending == Ending::None);
-        let mut body = String::with_capacity(self.body.len() + 64);
+        let mut body = Vec::with_capacity(self.body.len() + BOM.len() + 64);
+        if self.bom {
+            body.extend_from_slice(BOM);
+        }
         for (index, piece) in pieces.iter().enumerate() {
             let (text, ending) = match *piece {
                 Piece::Original(i) => (self.line(i), self.lines[i].ending),
@@ -145,10 +150,10 @@ impl FileText {
                 Ending::None => dominant,
                 ending => ending,
             };
-            body.push_str(text);
-            body.push_str(ending.as_str());
+            body.extend_from_slice(text.as_bytes());
+            body.extend_from_slice(ending.as_str().as_bytes());
         }
-        Self::from_body(self.bom, body)
+        body
     }
 }
 
@@ -168,7 +173,7 @@ mod tests {
     fn roundtrip(bytes: &[u8]) {
         let text = FileText::decode(bytes).unwrap();
         let pieces: Vec<Piece<'_>> = (0..text.len()).map(Piece::Original).collect();
-        assert_eq!(text.rebuild(&pieces).encode(), bytes);
+        assert_eq!(text.rebuild(&pieces), bytes);
         assert_eq!(text.encode(), bytes);
     }
 
@@ -206,11 +211,11 @@ mod tests {
             Piece::Original(1),
             Piece::New("c", None),
         ]);
-        assert_eq!(out.encode(), b"\xEF\xBB\xBFa\r\nb\r\nc");
+        assert_eq!(out, b"\xEF\xBB\xBFa\r\nb\r\nc");
         let out = text.rebuild(&[Piece::Original(1), Piece::Original(0)]);
-        assert_eq!(out.encode(), b"\xEF\xBB\xBFb\r\na");
+        assert_eq!(out, b"\xEF\xBB\xBFb\r\na");
         let empty = FileText::decode(b"").unwrap();
-        assert_eq!(empty.rebuild(&[Piece::New("x", None)]).encode(), b"x\n");
+        assert_eq!(empty.rebuild(&[Piece::New("x", None)]), b"x\n");
     }
 
     #[test]

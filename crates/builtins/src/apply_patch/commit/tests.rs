@@ -123,3 +123,36 @@ fn unrestorable_files_are_named() {
     };
     insta::assert_snapshot!(failure.message(), @"Unable to apply patch at c: cannot write it: disk full. Restoring the files already changed failed for: b (the file is read-only). They keep the patch's content; every other file is as before.");
 }
+
+#[tokio::test]
+async fn dropping_the_caller_does_not_stop_a_commit_halfway() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let names: Vec<String> = (0..40).map(|i| format!("f{i}.txt")).collect();
+    for name in &names {
+        fs::write(root.join(name), "old\n").unwrap();
+    }
+    let changes = names
+        .iter()
+        .map(|name| change(root, name, Some("old\n"), Some("new\n")))
+        .collect();
+    let mutation = FileMutation::new();
+    let commit = commit(&mutation, changes);
+    // The commit is polled once (it starts its task), then abandoned.
+    tokio::select! {
+        biased;
+        _ = commit => panic!("40 synced writes cannot finish within one poll"),
+        () = std::future::ready(()) => {}
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while names
+        .iter()
+        .any(|n| read(root, n).as_deref() != Some("new\n"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the commit stopped halfway"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}

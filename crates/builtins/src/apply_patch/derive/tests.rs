@@ -13,7 +13,7 @@ fn apply(file: &str, patch: &str) -> Result<(String, usize, usize), String> {
     let text = FileText::decode(file.as_bytes()).unwrap();
     let derived = derive("f", &text, chunks)?;
     Ok((
-        String::from_utf8(derived.text.encode()).unwrap(),
+        String::from_utf8(derived.bytes.unwrap_or_else(|| text.encode())).unwrap(),
         derived.applied,
         derived.already_applied,
     ))
