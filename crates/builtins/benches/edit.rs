@@ -11,16 +11,10 @@ mod common;
 use common::{median, ms, verdict};
 use std::path::Path;
 use std::process::Command;
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use tackle_builtins::{
-    DiffStatus, FileDiff, FileMutation, InteractiveServices, Location, LocationServices,
-    builtin_tools,
-};
-use tackle_output_store::{OutputStore, StoreConfig};
-use tackle_permission::{AnswerAll, Effect, Permission, Reply, Rule, Ruleset, SavedApprovals};
+use tackle_builtins::{DiffStatus, FileDiff, FileMutation};
 use tackle_tool_core::{Call, Context, Tool};
 
 const LINES: usize = 100_000;
@@ -146,21 +140,5 @@ fn source() -> String {
 }
 
 fn edit_tool(dir: &Path, data: &Path) -> Tool {
-    let permission = Permission::new(
-        Ruleset::new(vec![Rule::new("*", "*", Effect::Allow)]),
-        SavedApprovals::in_memory(),
-        Arc::new(AnswerAll(Reply::Once)),
-    );
-    let services = LocationServices {
-        location: Location::new(dir).unwrap(),
-        permission,
-        store: OutputStore::new(StoreConfig::in_data_dir(data)),
-        files: FileMutation::new(),
-        interactive: InteractiveServices::headless(),
-    };
-    builtin_tools(&services)
-        .into_iter()
-        .find(|(name, _)| name == "edit")
-        .unwrap()
-        .1
+    common::builtin("edit", dir, data)
 }

@@ -13,15 +13,9 @@ use common::{median, ms, verdict};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::json;
-use tackle_builtins::{
-    FileMutation, InteractiveServices, Location, LocationServices, builtin_tools,
-};
-use tackle_output_store::{OutputStore, StoreConfig};
-use tackle_permission::{AnswerAll, Effect, Permission, Reply, Rule, Ruleset, SavedApprovals};
 use tackle_tool_core::{Call, Context, Tool};
 
 const LINES: u64 = 10_000_000;
@@ -134,23 +128,7 @@ fn ensure_file(path: &Path) {
 /// The read tool for `dir` with every permission allowed, and the store's data directory.
 fn read_tool(dir: &Path) -> (Tool, tempfile::TempDir) {
     let data = tempfile::tempdir().unwrap();
-    let permission = Permission::new(
-        Ruleset::new(vec![Rule::new("*", "*", Effect::Allow)]),
-        SavedApprovals::in_memory(),
-        Arc::new(AnswerAll(Reply::Once)),
-    );
-    let services = LocationServices {
-        location: Location::new(dir).unwrap(),
-        permission,
-        store: OutputStore::new(StoreConfig::in_data_dir(data.path())),
-        files: FileMutation::new(),
-        interactive: InteractiveServices::headless(),
-    };
-    let tool = builtin_tools(&services)
-        .into_iter()
-        .find(|(name, _)| name == "read")
-        .unwrap()
-        .1;
+    let tool = common::builtin("read", dir, data.path());
     (tool, data)
 }
 

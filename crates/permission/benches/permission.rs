@@ -18,22 +18,10 @@ use tackle_permission::{Effect, Pattern, Rule, Ruleset};
 
 const RUNS: usize = 9;
 
-/// The reference's translation of a wildcard into an anchored regex.
-fn translate(pattern: &str) -> Regex {
-    let pattern = pattern.replace('\\', "/");
-    let mut escaped = String::new();
-    for c in pattern.chars() {
-        match c {
-            '*' => escaped.push_str(".*"),
-            '?' => escaped.push('.'),
-            other => escaped.push_str(&regex::escape(&other.to_string())),
-        }
-    }
-    if let Some(head) = escaped.strip_suffix(" .*") {
-        escaped = format!("{head}( .*)?");
-    }
-    Regex::new(&format!("(?s)^{escaped}$")).expect("valid regex")
-}
+#[path = "../tests/regex_reference.rs"]
+mod regex_reference;
+
+use regex_reference::translate;
 
 /// The peer: every rule as two regexes compiled once, last match wins.
 struct RegexRuleset {

@@ -1,28 +1,11 @@
 //! The matcher agrees with the reference's regex translation (P6–P8).
 
 use proptest::prelude::*;
-use regex::Regex;
 use tackle_permission::matches;
 
-/// The reference: `\` -> `/`, escape, `*` -> `.*`, `?` -> `.`, a trailing ` .*` optional,
-/// anchored, `.` matching newlines.
+/// The reference: the regex translation, with `\` read as `/` in the input too.
 fn reference(input: &str, pattern: &str) -> bool {
-    let input = input.replace('\\', "/");
-    let pattern = pattern.replace('\\', "/");
-    let mut escaped = String::new();
-    for c in pattern.chars() {
-        match c {
-            '*' => escaped.push_str(".*"),
-            '?' => escaped.push('.'),
-            other => escaped.push_str(&regex::escape(&other.to_string())),
-        }
-    }
-    if let Some(head) = escaped.strip_suffix(" .*") {
-        escaped = format!("{head}( .*)?");
-    }
-    Regex::new(&format!("(?s)^{escaped}$"))
-        .unwrap()
-        .is_match(&input)
+    crate::regex_reference::translate(pattern).is_match(&input.replace('\\', "/"))
 }
 
 const ALPHABET: &[char] = &['a', 'b', ' ', '/', '\\', '\n', '.', 'é', '(', '+'];

@@ -2,7 +2,16 @@
 
 #![allow(dead_code)] // each bench uses its own subset
 
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
+
+use tackle_builtins::{
+    FileMutation, InteractiveServices, Location, LocationServices, builtin_tools,
+};
+use tackle_output_store::{OutputStore, StoreConfig};
+use tackle_permission::{AnswerAll, Effect, Permission, Reply, Rule, Ruleset, SavedApprovals};
+use tackle_tool_core::Tool;
 
 /// "met" or "MISSED", for a target line.
 pub(crate) fn verdict(ok: bool) -> &'static str {
@@ -18,4 +27,26 @@ pub(crate) fn ms(d: Duration) -> f64 {
 pub(crate) fn median(times: &mut [Duration]) -> Duration {
     times.sort();
     times[times.len() / 2]
+}
+
+/// The builtin tool `name` for the Location `dir`, with every permission allowed and the
+/// output store under `data`.
+pub(crate) fn builtin(name: &str, dir: &Path, data: &Path) -> Tool {
+    let permission = Permission::new(
+        Ruleset::new(vec![Rule::new("*", "*", Effect::Allow)]),
+        SavedApprovals::in_memory(),
+        Arc::new(AnswerAll(Reply::Once)),
+    );
+    let services = LocationServices {
+        location: Location::new(dir).expect("bench location"),
+        permission,
+        store: OutputStore::new(StoreConfig::in_data_dir(data)),
+        files: FileMutation::new(),
+        interactive: InteractiveServices::headless(),
+    };
+    builtin_tools(&services)
+        .into_iter()
+        .find(|(tool, _)| tool == name)
+        .map(|(_, tool)| tool)
+        .expect("a builtin of that name")
 }
