@@ -20,10 +20,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tackle_builtins::apply_patch::ApplyPatch;
-use tackle_builtins::{FileMutation, Location};
+use tackle_builtins::{FileMutation, Location, LocationServices};
+use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{AnswerAll, Effect, Permission, Reply, Rule, Ruleset, SavedApprovals};
-use tackle_tool_core::{Call, Context};
+use tackle_tool_core::{Call, Context, Tool};
 
 const ITERATIONS: usize = 7;
 /// Target: no slower than the incumbent CLI on either scenario.
@@ -143,19 +143,14 @@ fn tackle(scenario: &Scenario, work: &Path, runtime: &tokio::runtime::Runtime) -
             SavedApprovals::in_memory(),
             Arc::new(AnswerAll(Reply::Once)),
         );
-        let tool = ApplyPatch::new(
-            Location::new(work).unwrap(),
-            permission,
-            FileMutation::new(),
-        )
-        .tool();
+        let tool = patch_tool(Location::new(work).unwrap(), permission);
         let call = Call::new(
             "bench",
             "apply_patch",
             json!({ "patchText": scenario.patch }),
         );
         let started = Instant::now();
-        let output = runtime.block_on(tool.settle(&call, &Context::new("bench")));
+        let output = runtime.block_on(tool.run_unbounded(&call, &Context::new("bench")));
         times.push(started.elapsed());
         if let Err(err) = output {
             panic!("tackle failed: {err:?}");
@@ -328,4 +323,14 @@ fn main() {
             Err(_) => println!("  codex apply_patch: not measured (see above)"),
         }
     }
+}
+
+/// The `apply_patch` tool of `location`, asking `permission`. apply_patch never spills, so its
+/// output store's directory is never created.
+fn patch_tool(location: Location, permission: Permission) -> Tool {
+    let store = OutputStore::new(StoreConfig::in_data_dir(
+        location.root().join(".unused-data"),
+    ));
+    let services = LocationServices::new(location, permission, store, FileMutation::new());
+    tackle_builtins::apply_patch::tool(&services)
 }

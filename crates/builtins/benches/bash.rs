@@ -36,7 +36,7 @@ async fn through_tool(tool: &Tool, command: &str) -> Duration {
     let call = Call::new("call_1", "bash", json!({ "command": command }));
     let ctx = Context::new("ses_bench");
     let start = Instant::now();
-    let out = tool.settle(&call, &ctx).await.expect("settle");
+    let out = tool.run_unbounded(&call, &ctx).await.expect("settle");
     let elapsed = start.elapsed();
     assert_eq!(
         out.structured["exitCode"], 0,
@@ -90,7 +90,7 @@ fn memory_child() {
         let call = Call::new("call_1", "bash", json!({ "command": BIG }));
         let start = Instant::now();
         let out = tool
-            .settle(&call, &Context::new("ses_bench"))
+            .run_unbounded(&call, &Context::new("ses_bench"))
             .await
             .expect("settle");
         let elapsed = start.elapsed();

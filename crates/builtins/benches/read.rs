@@ -45,7 +45,7 @@ fn main() {
     let sed_range = format!("{},{}p", OFFSET, OFFSET + LIMIT - 1);
 
     // Same lines from both, once, before timing.
-    let ours = runtime.block_on(tool.settle(&call, &ctx)).unwrap();
+    let ours = runtime.block_on(tool.run_unbounded(&call, &ctx)).unwrap();
     let sed = Command::new("sed")
         .args(["-n", &sed_range])
         .arg(&file)
@@ -63,7 +63,7 @@ fn main() {
     let mut sed_times = Vec::new();
     for _ in 0..ITERATIONS {
         let start = Instant::now();
-        runtime.block_on(tool.settle(&call, &ctx)).unwrap();
+        runtime.block_on(tool.run_unbounded(&call, &ctx)).unwrap();
         tackle_times.push(start.elapsed());
         let start = Instant::now();
         let status = Command::new("sed")
@@ -145,7 +145,7 @@ fn child_read(dir: &Path) {
         json!({"path": "lines-1g.txt", "offset": OFFSET, "limit": LIMIT}),
     );
     runtime
-        .block_on(tool.settle(&call, &Context::new("bench")))
+        .block_on(tool.run_unbounded(&call, &Context::new("bench")))
         .unwrap();
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
     let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();

@@ -219,7 +219,7 @@ impl Tools {
         };
         let call = Call::new("bench", name, input.clone());
         let out = runtime
-            .block_on(tool.settle(&call, &Context::new("bench")))
+            .block_on(tool.run_unbounded(&call, &Context::new("bench")))
             .unwrap_or_else(|err| panic!("{name} failed: {err}"));
         assert_eq!(
             out.structured["incomplete"], false,

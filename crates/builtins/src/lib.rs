@@ -36,8 +36,7 @@ pub use mutation::{ContentHash, FileMutation, Operation, TextWritten, Transactio
 
 use tackle_output_store::OutputStore;
 use tackle_permission::Permission;
-use tackle_registry::{Registration, Tools};
-use tackle_tool_core::{RegistrationError, Tool};
+use tackle_tool_core::Tool;
 
 /// What the leaves of one Location capture when they are built (reference A7): the Location,
 /// its permission service, the output store (for managed-output references) and the file
@@ -57,6 +56,33 @@ pub struct LocationServices {
     pub interactive: InteractiveServices,
 }
 
+impl LocationServices {
+    /// The services of the Location `location`, with a headless host's interactive services
+    /// (no question service, an empty todo store, no user skill directories, the default web
+    /// policy); see [`with_interactive`](Self::with_interactive).
+    pub fn new(
+        location: Location,
+        permission: Permission,
+        store: OutputStore,
+        files: FileMutation,
+    ) -> Self {
+        Self {
+            location,
+            permission,
+            store,
+            files,
+            interactive: InteractiveServices::headless(),
+        }
+    }
+
+    /// The same services with the host's interactive services.
+    #[must_use]
+    pub fn with_interactive(mut self, interactive: InteractiveServices) -> Self {
+        self.interactive = interactive;
+        self
+    }
+}
+
 /// Every builtin leaf for the Location of `services`, by name, in catalog order.
 pub fn builtin_tools(services: &LocationServices) -> Vec<(String, Tool)> {
     let mut tools = vec![
@@ -64,15 +90,7 @@ pub fn builtin_tools(services: &LocationServices) -> Vec<(String, Tool)> {
         ("read".to_owned(), read::tool(services)),
         ("edit".to_owned(), edit::tool(services)),
         ("write".to_owned(), write::tool(services)),
-        (
-            "apply_patch".to_owned(),
-            apply_patch::ApplyPatch::new(
-                services.location.clone(),
-                services.permission.clone(),
-                services.files.clone(),
-            )
-            .tool(),
-        ),
+        ("apply_patch".to_owned(), apply_patch::tool(services)),
         ("glob".to_owned(), search::glob_for(services)),
         ("grep".to_owned(), search::grep_for(services)),
     ];
@@ -83,13 +101,4 @@ pub fn builtin_tools(services: &LocationServices) -> Vec<(String, Tool)> {
         &services.interactive,
     ));
     tools
-}
-
-/// Registers [`builtin_tools`] in `tools` (a Location's register-only view); dropping the
-/// returned guard removes them again.
-pub fn register_builtins(
-    tools: &Tools,
-    services: &LocationServices,
-) -> Result<Registration, RegistrationError> {
-    tools.register(builtin_tools(services))
 }

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::json;
-use tackle_builtins::apply_patch::ApplyPatch;
-use tackle_builtins::{FileMutation, Location};
+use tackle_builtins::{FileMutation, Location, LocationServices};
+use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{AnswerAll, Effect, Permission, Reply, Rule, Ruleset, SavedApprovals};
 use tackle_tool_core::{Call, Context, Tool, ToolError};
 
@@ -66,6 +66,16 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// The `apply_patch` tool of `location`, asking `permission`. apply_patch never spills, so its
+/// output store's directory is never created.
+pub(crate) fn patch_tool(location: Location, permission: Permission) -> Tool {
+    let store = OutputStore::new(StoreConfig::in_data_dir(
+        location.root().join(".unused-data"),
+    ));
+    let services = LocationServices::new(location, permission, store, FileMutation::new());
+    tackle_builtins::apply_patch::tool(&services)
+}
+
 pub(crate) fn allow_all() -> Permission {
     Permission::new(
         Ruleset::new(vec![Rule::new("*", "*", Effect::Allow)]),
@@ -77,7 +87,7 @@ pub(crate) fn allow_all() -> Permission {
 /// What the model reads from settling `patch` with `tool`: the text, or `error: ...`.
 pub(crate) async fn settle(tool: &Tool, patch: &str) -> String {
     let call = Call::new("call_1", "apply_patch", json!({ "patchText": patch }));
-    match tool.settle(&call, &Context::new("session")).await {
+    match tool.run_unbounded(&call, &Context::new("session")).await {
         Ok(output) => output.content[0].as_text().unwrap().to_owned(),
         Err(ToolError::Failure(failure)) => format!("error: {}", failure.message),
         Err(other) => format!("{other:?}"),
@@ -111,12 +121,7 @@ async fn fixture_scenarios() {
             }
         }
         let patch = fs::read_to_string(scenario.join("patch.txt")).unwrap();
-        let tool = ApplyPatch::new(
-            Location::new(work.path()).unwrap(),
-            allow_all(),
-            FileMutation::new(),
-        )
-        .tool();
+        let tool = patch_tool(Location::new(work.path()).unwrap(), allow_all());
         let text = settle(&tool, &patch).await;
         let _ = write!(outputs, "## {name}\n{text}\n\n");
         let expected = tree(&scenario.join("expected"));

@@ -9,14 +9,13 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tackle_builtins::apply_patch::ApplyPatch;
-use tackle_builtins::{FileMutation, Location};
+use tackle_builtins::Location;
 use tackle_permission::{
     Asker, Effect, PendingRequest, Permission, Reply, Rule, Ruleset, SavedApprovals,
 };
 use tackle_tool_core::{Call, Context, Halt, Tool, ToolError};
 
-use crate::apply_patch::{allow_all, settle};
+use crate::apply_patch::{allow_all, patch_tool, settle};
 
 type Log = Arc<Mutex<Vec<(String, Vec<String>, Vec<String>)>>>;
 type Hook = Box<dyn Fn(&str) + Send + Sync>;
@@ -64,12 +63,7 @@ fn setup(root: &Path, hook: Hook, reply: fn(&str) -> Reply) -> Setup {
         SavedApprovals::in_memory(),
         Arc::new(asker),
     );
-    let tool = ApplyPatch::new(
-        Location::new(root).unwrap(),
-        permission,
-        FileMutation::new(),
-    )
-    .tool();
+    let tool = patch_tool(Location::new(root).unwrap(), permission);
     Setup { tool, log }
 }
 
@@ -101,7 +95,7 @@ async fn add_update_delete_asks_one_edit_and_reports_each_file() {
     );
     let output = s
         .tool
-        .settle(&call, &Context::new("session"))
+        .run_unbounded(&call, &Context::new("session"))
         .await
         .unwrap();
     assert_eq!(
@@ -161,7 +155,7 @@ async fn a_refused_edit_reads_and_changes_nothing() {
     let call = Call::new("c1", "apply_patch", json!({ "patchText": patch }));
     let err = s
         .tool
-        .settle(&call, &Context::new("session"))
+        .run_unbounded(&call, &Context::new("session"))
         .await
         .unwrap_err();
     assert!(matches!(err, ToolError::Halt(Halt::Declined)), "{err:?}");
@@ -275,12 +269,7 @@ async fn a_configured_deny_blocks_without_asking() {
         SavedApprovals::in_memory(),
         Arc::new(tackle_permission::AnswerAll(Reply::Once)),
     );
-    let tool = ApplyPatch::new(
-        Location::new(dir.path()).unwrap(),
-        permission,
-        FileMutation::new(),
-    )
-    .tool();
+    let tool = patch_tool(Location::new(dir.path()).unwrap(), permission);
     let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch";
     let text = settle(&tool, patch).await;
     assert!(
@@ -316,12 +305,7 @@ async fn input_errors_come_before_any_question() {
 #[tokio::test]
 async fn large_outputs_are_compacted_to_counts() {
     let dir = tempfile::tempdir().unwrap();
-    let tool = ApplyPatch::new(
-        Location::new(dir.path()).unwrap(),
-        allow_all(),
-        FileMutation::new(),
-    )
-    .tool();
+    let tool = patch_tool(Location::new(dir.path()).unwrap(), allow_all());
     let mut patch = String::from("*** Begin Patch\n*** Add File: big.txt\n");
     for i in 0..3000 {
         patch.push_str(&format!(
@@ -330,7 +314,10 @@ async fn large_outputs_are_compacted_to_counts() {
     }
     patch.push_str("*** End Patch");
     let call = Call::new("c1", "apply_patch", json!({ "patchText": patch }));
-    let output = tool.settle(&call, &Context::new("session")).await.unwrap();
+    let output = tool
+        .run_unbounded(&call, &Context::new("session"))
+        .await
+        .unwrap();
     assert_eq!(output.structured["compacted"], json!(true));
     let file = &output.structured["files"][0];
     assert_eq!(file["additions"], json!(3000));
@@ -340,12 +327,7 @@ async fn large_outputs_are_compacted_to_counts() {
 #[test]
 fn the_tool_declares_edit_and_takes_only_patch_text() {
     let dir = tempfile::tempdir().unwrap();
-    let tool = ApplyPatch::new(
-        Location::new(dir.path()).unwrap(),
-        allow_all(),
-        FileMutation::new(),
-    )
-    .tool();
+    let tool = patch_tool(Location::new(dir.path()).unwrap(), allow_all());
     assert_eq!(tool.permission("apply_patch"), "edit");
     let definition = tool.definition("apply_patch").unwrap();
     let properties = definition.input_schema["properties"].as_object().unwrap();

@@ -135,7 +135,8 @@ pub(crate) async fn settle_with(
     input: Value,
     ctx: &Context,
 ) -> Result<ToolOutput, ToolError> {
-    tool.settle(&Call::new("call_1", "bash", input), ctx).await
+    tool.run_unbounded(&Call::new("call_1", "bash", input), ctx)
+        .await
 }
 
 pub(crate) async fn settle(tool: &Tool, input: Value) -> Result<ToolOutput, ToolError> {

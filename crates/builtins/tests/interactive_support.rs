@@ -74,13 +74,10 @@ pub(crate) fn denying(action: &str) -> (Permission, Recorder) {
 
 /// The context every test call uses.
 pub(crate) fn ctx(session: &str) -> Context {
-    Context {
-        session_id: session.to_owned(),
-        agent: "build".to_owned(),
-        assistant_message_id: "msg_1".to_owned(),
-        tool_call_id: "call_1".to_owned(),
-        ..Context::default()
-    }
+    let mut ctx = Context::new(session).for_call("call_1");
+    ctx.agent = "build".to_owned();
+    ctx.assistant_message_id = "msg_1".to_owned();
+    ctx
 }
 
 /// Settles `input` on `tool` in session `s`.
@@ -95,7 +92,7 @@ pub(crate) async fn settle_in(
     input: Value,
     session: &str,
 ) -> Result<ToolOutput, ToolError> {
-    tool.settle(&Call::new("call_1", name, input), &ctx(session))
+    tool.run_unbounded(&Call::new("call_1", name, input), &ctx(session))
         .await
 }
 

@@ -48,6 +48,8 @@ impl From<tackle_registry::SettleError> for CliError {
             tackle_registry::SettleError::Halt(halt) => Self::Halt(halt),
             tackle_registry::SettleError::Defect(defect) => Self::Defect(defect),
             tackle_registry::SettleError::Store(store) => Self::Store(store),
+            // A kind of failure added to the registry later: nothing settled, so a defect.
+            other => Self::Defect(tackle_tool_core::Defect::new(other.to_string())),
         }
     }
 }

@@ -46,7 +46,10 @@ impl Host {
     pub(crate) fn new(options: &HostOptions) -> Result<Self, CliError> {
         let directory = location(options.dir.as_deref())?;
         let data_dir = data_dir(options.data_dir.as_deref())?;
-        let store = OutputStore::new(StoreConfig::in_data_dir(&data_dir));
+        // `read` pages managed outputs here, so the store's markers name it.
+        let config = StoreConfig::in_data_dir(&data_dir);
+        let paging = tackle_builtins::read::paging_hint(&config.budget());
+        let store = OutputStore::new(config.with_paging(paging));
         let permission = permission(
             &directory,
             &data_dir,
@@ -57,16 +60,18 @@ impl Host {
         if let Some(terminal) = TerminalQuestions::detect() {
             interactive.questions = Some(Arc::new(terminal));
         }
-        let services = LocationServices {
-            location: Location::new(&directory).map_err(CliError::Builtins)?,
-            permission: permission.clone(),
-            store: store.clone(),
-            files: FileMutation::default(),
-            interactive,
-        };
+        let services = LocationServices::new(
+            Location::new(&directory).map_err(CliError::Builtins)?,
+            permission.clone(),
+            store.clone(),
+            FileMutation::default(),
+        )
+        .with_interactive(interactive);
         // The process has one application layer; the binary registers nothing in it.
         let registry = ToolRegistry::new(&ApplicationTools::new(), store);
-        let builtins = tackle_builtins::register_builtins(&registry.tools(), &services)
+        let builtins = registry
+            .tools()
+            .register(tackle_builtins::builtin_tools(&services))
             .map_err(CliError::Registration)?;
         Ok(Self {
             registry,

@@ -47,6 +47,16 @@ pub struct BoundedText {
     pub invalid_utf8: bool,
 }
 
+/// What [`OutputStore::bound_in_memory`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InMemory {
+    /// The output is within every limit: here it is, bounded, with nothing written.
+    Bounded(Bounded),
+    /// The output must be saved as a managed output first: call [`OutputStore::bound`] with it
+    /// where blocking file work is allowed.
+    NeedsSpill(ToolOutput),
+}
+
 /// The note a preview of invalid UTF-8 carries.
 const INVALID_UTF8_NOTE: &str = "The output is not valid UTF-8: invalid bytes are shown as \
                                  U+FFFD here and kept unchanged in the full output.";
@@ -67,10 +77,42 @@ impl OutputStore {
         &self,
         session_id: &str,
         call_id: &str,
+        output: ToolOutput,
+    ) -> Result<Bounded, StoreError> {
+        match self.bound_in_memory(output)? {
+            InMemory::Bounded(bounded) => Ok(bounded),
+            InMemory::NeedsSpill(output) => self.bound_spilling(session_id, call_id, output),
+        }
+    }
+
+    /// The bound without file work: an output within every limit comes back bounded (unchanged,
+    /// no reference); one that needs a managed output comes back as it was, for
+    /// [`bound`](Self::bound) on a thread where blocking is allowed. Invalid limits and inline
+    /// media over the limit are errors here already.
+    pub fn bound_in_memory(&self, output: ToolOutput) -> Result<InMemory, StoreError> {
+        let config = self.config();
+        config.validate()?;
+        check_media(&output.content)?;
+        let text_within = text_size(&output.content, config.max_lines, config.max_bytes).within;
+        if text_within && structured::fits(&output.structured, config.max_structured_bytes())? {
+            return Ok(InMemory::Bounded(Bounded {
+                output,
+                truncated: false,
+                omitted_lines: 0,
+                omitted_bytes: 0,
+                references: Vec::new(),
+            }));
+        }
+        Ok(InMemory::NeedsSpill(output))
+    }
+
+    /// The bound of an output that is over a limit.
+    fn bound_spilling(
+        &self,
+        session_id: &str,
+        call_id: &str,
         mut output: ToolOutput,
     ) -> Result<Bounded, StoreError> {
-        self.config().validate()?;
-        check_media(&output.content)?;
         let mut truncated = false;
         let mut omitted_lines = 0;
         let mut omitted_bytes = 0;
@@ -91,7 +133,12 @@ impl OutputStore {
             let pretty =
                 serde_json::to_vec_pretty(&output.structured).map_err(StoreError::Encode)?;
             let written = self.spill(session_id, call_id, &pretty)?;
-            output.structured = structured::replacement(&written.reference, bytes, limit);
+            output.structured = structured::replacement(
+                &written.reference,
+                bytes,
+                limit,
+                self.config().paging.as_ref(),
+            );
             truncated = true;
             omitted_bytes += bytes as u64;
             references.push(written.reference);
@@ -114,27 +161,11 @@ impl OutputStore {
     ) -> Result<Option<TextBound>, StoreError> {
         let config = self.config();
         let texts = || content.iter().filter_map(OutputContent::as_text);
-        // Sized without allocating: this runs for every settled output.
-        let (mut parts, mut bytes, mut open_parts, mut last_open) = (0, 0, 0, false);
-        for text in texts() {
-            parts += 1;
-            bytes += text.len();
-            last_open = !text.is_empty() && !text.ends_with('\n');
-            open_parts += usize::from(last_open);
-        }
-        if parts == 0 {
-            return Ok(None);
-        }
-        // A newline joins a part that does not end one to the next part.
-        bytes += open_parts - usize::from(last_open);
-        let within = bytes <= config.max_bytes
-            && if parts == 1 {
-                texts().all(|text| !more_lines_than(text.as_bytes(), config.max_lines))
-            } else {
-                // Each part ends a line once joined, so their line counts add up.
-                let lines: u64 = texts().map(|text| count_lines(text.as_bytes())).sum();
-                lines <= config.max_lines as u64
-            };
+        let TextSize {
+            within,
+            parts,
+            bytes,
+        } = text_size(content, config.max_lines, config.max_bytes);
         if within {
             return Ok(None);
         }
@@ -208,7 +239,7 @@ impl OutputStore {
         let reference = written.reference.to_string();
         let info = MarkerInfo {
             reference: &reference,
-            page_lines: crate::page::PageBudget::lines_for(config.max_lines),
+            paging: config.paging.as_ref(),
             note,
         };
         let limits = Limits {
@@ -222,6 +253,49 @@ impl OutputStore {
             omitted_bytes: preview.omitted_bytes,
             reference: written.reference,
         })
+    }
+}
+
+/// The size of the model text of `content` (its text parts joined).
+struct TextSize {
+    /// No text, or text within both limits.
+    within: bool,
+    parts: usize,
+    /// Bytes once joined.
+    bytes: usize,
+}
+
+/// Sizes the text parts of `content` without allocating: this runs for every settled output.
+fn text_size(content: &[OutputContent], max_lines: usize, max_bytes: usize) -> TextSize {
+    let texts = || content.iter().filter_map(OutputContent::as_text);
+    let (mut parts, mut bytes, mut open_parts, mut last_open) = (0, 0, 0, false);
+    for text in texts() {
+        parts += 1;
+        bytes += text.len();
+        last_open = !text.is_empty() && !text.ends_with('\n');
+        open_parts += usize::from(last_open);
+    }
+    if parts == 0 {
+        return TextSize {
+            within: true,
+            parts,
+            bytes,
+        };
+    }
+    // A newline joins a part that does not end one to the next part.
+    bytes += open_parts - usize::from(last_open);
+    let within = bytes <= max_bytes
+        && if parts == 1 {
+            texts().all(|text| !more_lines_than(text.as_bytes(), max_lines))
+        } else {
+            // Each part ends a line once joined, so their line counts add up.
+            let lines: u64 = texts().map(|text| count_lines(text.as_bytes())).sum();
+            lines <= max_lines as u64
+        };
+    TextSize {
+        within,
+        parts,
+        bytes,
     }
 }
 

@@ -4,18 +4,14 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use tackle_tool_core::{Budget, MAX_BYTES, MAX_LINES};
+
 use crate::StoreError;
 
-/// Lines a preview may have, marker included.
-pub const MAX_LINES: usize = 2000;
-/// Bytes a preview may have, marker included.
-pub const MAX_BYTES: usize = 50 * 1024;
 /// How long a managed output is kept.
 pub const RETENTION: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 /// The largest inline media item (decoded bytes) an output may carry.
 pub const MAX_INLINE_MEDIA_BYTES: usize = 5 * 1024 * 1024;
-/// The largest structured value (compact JSON bytes) kept inline.
-pub const MAX_STRUCTURED_BYTES: usize = 16 * 1024;
 /// The default cap on one spill file: larger outputs keep their head and tail.
 pub const DEFAULT_SPILL_CAP: u64 = 64 * 1024 * 1024;
 /// The default size quota of the managed directory.
@@ -43,6 +39,38 @@ pub struct StoreConfig {
     pub spill_cap: u64,
     /// The managed directory's size quota; the oldest outputs are evicted beyond it.
     pub quota: u64,
+    /// How the model pages through a managed output, when the host offers a tool for it; the
+    /// markers name it. `None`: markers name only the reference.
+    pub paging: Option<PagingHint>,
+}
+
+/// The tool a host offers for paging through managed outputs: it accepts a `tool-output://`
+/// reference as its path, with a 1-based line offset and a limit. The store names it in its
+/// markers, so a host decides what the model is told to call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PagingHint {
+    pub(crate) tool: String,
+    pub(crate) page_lines: usize,
+}
+
+impl PagingHint {
+    /// The tool registered as `tool`, which returns at most `page_lines` lines per call.
+    pub fn new(tool: impl Into<String>, page_lines: usize) -> Self {
+        Self {
+            tool: tool.into(),
+            page_lines,
+        }
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// Lines per page.
+    pub fn page_lines(&self) -> usize {
+        self.page_lines
+    }
 }
 
 impl StoreConfig {
@@ -55,7 +83,20 @@ impl StoreConfig {
             retention: RETENTION,
             spill_cap: DEFAULT_SPILL_CAP,
             quota: DEFAULT_QUOTA,
+            paging: None,
         }
+    }
+
+    /// The same configuration, with markers that name `paging`.
+    #[must_use]
+    pub fn with_paging(mut self, paging: PagingHint) -> Self {
+        self.paging = Some(paging);
+        self
+    }
+
+    /// The output limits each call is settled with (see [`Budget`]).
+    pub fn budget(&self) -> Budget {
+        Budget::new(self.max_lines, self.max_bytes)
     }
 
     /// The default configuration in the platform data directory for `tackle`: on Linux
@@ -85,10 +126,11 @@ impl StoreConfig {
         })
     }
 
-    /// The byte limit for a structured value: [`MAX_STRUCTURED_BYTES`], or `max_bytes` when
-    /// that is smaller (with no text parts the model reads the structured value).
+    /// The byte limit for a structured value: [`tackle_tool_core::MAX_STRUCTURED_BYTES`], or `max_bytes` when
+    /// that is smaller (with no text parts the model reads the structured value); see
+    /// [`Budget::max_structured_bytes`].
     pub fn max_structured_bytes(&self) -> usize {
-        MAX_STRUCTURED_BYTES.min(self.max_bytes)
+        self.budget().max_structured_bytes()
     }
 }
 

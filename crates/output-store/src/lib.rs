@@ -1,8 +1,9 @@
 //! Bounding of tool output, and the managed outputs that keep what a bound leaves out.
 //!
 //! Place: the registry's settle passes every successful [`ToolOutput`] through
-//! [`OutputStore::bound`]; the `read` tool serves managed outputs back with
-//! [`OutputStore::read_page`]. This crate depends only on `tackle-tool-core` and touches no
+//! [`OutputStore::bound`]; a reader tool the host offers (the builtin `read`) serves managed
+//! outputs back with [`OutputStore::read_page`], and the host names it to the store
+//! ([`PagingHint`]) so markers tell the model what to call. This crate depends only on `tackle-tool-core` and touches no
 //! file outside its managed directory.
 //!
 //! Invariants:
@@ -12,8 +13,7 @@
 //! - Otherwise the full text is saved as a managed output and the model text becomes a preview
 //!   within both limits, marker included: a head and a (larger) tail on line and code-point
 //!   boundaries, with one marker line stating exactly how many lines and bytes were omitted,
-//!   which lines, and how to read them (the [`OutputRef`], which `read` accepts with
-//!   offset/limit). A line too long for the budget is shortened in the middle with its own
+//!   which lines, and how to read them (the [`OutputRef`], and the host's [`PagingHint`]). A line too long for the budget is shortened in the middle with its own
 //!   marker, so one minified line never empties the preview.
 //! - A structured value over [`MAX_STRUCTURED_BYTES`] (compact JSON) is saved as pretty JSON
 //!   and replaced by a small object `{truncated, bytes, reference}`.
@@ -26,7 +26,7 @@
 //!   unexplained preview.
 //!
 //! ```
-//! use tackle_output_store::{OutputStore, StoreConfig};
+//! use tackle_output_store::{OutputStore, PageLimits, StoreConfig};
 //! use tackle_tool_core::{OutputContent, ToolOutput};
 //!
 //! let data = tempfile::tempdir()?;
@@ -39,7 +39,7 @@
 //! let bounded = store.bound("session-1", "call-1", output)?;
 //! assert!(bounded.truncated && bounded.omitted_lines == 3001);
 //! let reference = &bounded.references[0]; // shown to the model as tool-output://<id>
-//! let page = store.read_page(reference, 2500, 2)?;
+//! let page = store.read_page(reference, 2500, PageLimits::new(2, 1024, 12))?;
 //! assert_eq!(page.lines, ["line 2500", "line 2501"]);
 //! assert_eq!((page.total_lines, page.next), (5000, Some(2502)));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -57,16 +57,18 @@ mod store;
 mod structured;
 mod text;
 
-pub use bound::{Bounded, BoundedText};
+pub use bound::{Bounded, BoundedText, InMemory};
 pub use cleanup::CleanupReport;
 pub use config::{
-    DEFAULT_QUOTA, DEFAULT_SPILL_CAP, MANAGED_DIRECTORY, MAX_BYTES, MAX_INLINE_MEDIA_BYTES,
-    MAX_LINES, MAX_STRUCTURED_BYTES, MIN_BYTES, MIN_SPILL_CAP, RETENTION, StoreConfig,
+    DEFAULT_QUOTA, DEFAULT_SPILL_CAP, MANAGED_DIRECTORY, MAX_INLINE_MEDIA_BYTES, MIN_BYTES,
+    MIN_SPILL_CAP, PagingHint, RETENTION, StoreConfig,
 };
 pub use error::StoreError;
-pub use page::{Dropped, PAGE_FRAME_BYTES, PAGE_FRAME_LINES, PAGE_LINE_OVERHEAD, Page};
+pub use page::{Dropped, Page, PageLimits};
 pub use reference::{OutputRef, SCHEME};
 pub use store::{DroppedBytes, ManagedOutput, OutputStore};
+/// The default limits, defined once in tool-core because every call's `Context` carries them.
+pub use tackle_tool_core::{MAX_BYTES, MAX_LINES, MAX_STRUCTURED_BYTES};
 
 #[cfg(doc)]
 use tackle_tool_core::ToolOutput;

@@ -5,7 +5,7 @@
 //!   dropped are reported as a [`Dropped`] range (a page never spans one), and a line cut by
 //!   the cap shows its kept ends with an inline marker;
 //! - a page has at most `min(limit, page_lines)` lines and fits the byte budget (each line
-//!   counted with [`PAGE_LINE_OVERHEAD`]); a line that does not fit ends the page and becomes
+//!   counted with the reader's per-line overhead); a line that does not fit ends the page and becomes
 //!   `next`, except the first, which is shortened in the middle so every page makes progress;
 //! - memory is bounded by the budget, whatever the length of a line.
 
@@ -16,13 +16,6 @@ use crate::StoreError;
 use crate::reference::{Layout, OutputRef};
 use crate::spill::CapHeader;
 use crate::text::{Text, line_marker};
-
-/// Lines of a page's frame the `read` tool may add; a page has at most `max_lines` minus this.
-pub const PAGE_FRAME_LINES: usize = 8;
-/// Bytes counted per page line on top of its text: room for a line-number prefix and newline.
-pub const PAGE_LINE_OVERHEAD: usize = 12;
-/// Bytes of a page's frame the `read` tool may add (at most a quarter of `max_bytes`).
-pub const PAGE_FRAME_BYTES: usize = 1024;
 
 /// One page of a managed output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,22 +49,27 @@ pub struct Dropped {
     pub bytes: u64,
 }
 
-/// How much one page may hold.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct PageBudget {
-    pub(crate) lines: usize,
-    pub(crate) bytes: usize,
+/// How much one page may hold. The reader decides: it knows the frame it adds around the lines
+/// (a header, line numbers, a hint) and the budget the page must fit with that frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PageLimits {
+    /// Lines on the page, at most.
+    pub lines: usize,
+    /// Bytes of the page's lines, each counted with `line_overhead`.
+    pub bytes: usize,
+    /// Bytes the reader adds to every line (a line-number prefix and the newline).
+    pub line_overhead: usize,
 }
 
-impl PageBudget {
-    pub(crate) fn lines_for(max_lines: usize) -> usize {
-        max_lines.saturating_sub(PAGE_FRAME_LINES).max(1)
-    }
-
-    pub(crate) fn new(max_lines: usize, max_bytes: usize, limit: usize) -> Self {
+impl PageLimits {
+    /// At most `lines` lines of at most `bytes` bytes in all, each line counted with
+    /// `line_overhead` more.
+    pub const fn new(lines: usize, bytes: usize, line_overhead: usize) -> Self {
         Self {
-            lines: limit.min(Self::lines_for(max_lines)),
-            bytes: max_bytes - PAGE_FRAME_BYTES.min(max_bytes / 4),
+            lines,
+            bytes,
+            line_overhead,
         }
     }
 }
@@ -325,7 +323,7 @@ pub(crate) fn read(
     mut file: File,
     reference: &OutputRef,
     offset: usize,
-    budget: PageBudget,
+    budget: PageLimits,
 ) -> Result<Page, StoreError> {
     let read_error = |source| StoreError::Read {
         reference: reference.to_string(),
@@ -394,8 +392,8 @@ pub(crate) fn read(
     let mut stopped = page.dropped.is_some();
     while !stopped && page.lines.len() < budget.lines {
         let remaining = budget.bytes.saturating_sub(used);
-        let room = remaining >= PAGE_LINE_OVERHEAD;
-        let keep = remaining.saturating_sub(PAGE_LINE_OVERHEAD);
+        let room = remaining >= budget.line_overhead;
+        let keep = remaining.saturating_sub(budget.line_overhead);
         match cursor.next(keep).map_err(read_error)? {
             None => stopped = true,
             Some(Item::Dropped(dropped)) => {
@@ -415,7 +413,7 @@ pub(crate) fn read(
                         break;
                     }
                 };
-                used += text.len() + PAGE_LINE_OVERHEAD;
+                used += text.len() + budget.line_overhead;
                 page.invalid_utf8 |= invalid;
                 page.lines.push(text);
             }

@@ -6,6 +6,9 @@ use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// The per-line overhead these tests page with.
+const OVERHEAD: usize = 12;
+
 fn save(dir: &Path, body: &[u8], cap: u64) -> OutputRef {
     spill::write(dir, "s", "c", body, cap).unwrap().reference
 }
@@ -22,7 +25,12 @@ fn try_page(
     bytes: usize,
 ) -> Result<Page, StoreError> {
     let file = spill::open(dir, reference)?;
-    read(file, reference, offset, PageBudget { lines, bytes })
+    read(
+        file,
+        reference,
+        offset,
+        PageLimits::new(lines, bytes, OVERHEAD),
+    )
 }
 
 /// The lines of `body` (as the store counts them) and their byte ranges, newline excluded.
@@ -63,11 +71,7 @@ fn read_all(
         assert_eq!(page.offset, offset);
         assert_eq!(page.total_lines, original.len());
         assert!(page.lines.len() <= lines);
-        let used: usize = page
-            .lines
-            .iter()
-            .map(|l| l.len() + PAGE_LINE_OVERHEAD)
-            .sum();
+        let used: usize = page.lines.iter().map(|l| l.len() + OVERHEAD).sum();
         assert!(used <= bytes || page.lines.len() == 1, "{used} > {bytes}");
         for (i, text) in page.lines.iter().enumerate() {
             let number = offset + i;
@@ -163,7 +167,7 @@ fn the_byte_budget_ends_a_page_and_a_long_first_line_is_shortened() {
     let second = page(dir.path(), &reference, 2, 10, 1000);
     assert_eq!(second.lines.len(), 1);
     assert_eq!(second.clamped_lines, 1);
-    assert!(second.lines[0].len() <= 1000 - PAGE_LINE_OVERHEAD);
+    assert!(second.lines[0].len() <= 1000 - OVERHEAD);
     assert!(second.lines[0].contains(" bytes of this line omitted ...] "));
     assert_eq!(second.next, Some(3));
     read_all(dir.path(), &reference, &body, 10, 1000);

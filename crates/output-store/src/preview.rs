@@ -7,13 +7,14 @@
 //! - every piece of input text appears verbatim and in order: whole lines, or the head and tail
 //!   of a line too long for the budget, shortened in the middle with its own inline marker;
 //! - the marker states exactly how many lines and bytes were left out, which lines, and how to
-//!   read them (the reference, and that `read` accepts it with offset and limit).
+//!   read them (the reference, and the tool the host offers for paging, when it offers one).
 //!
 //! The budget is tail-biased (40% head, 60% tail): build and test summaries and the last error
 //! are at the end; unused budget on one side goes to the other.
 
 use std::ops::Range;
 
+use crate::PagingHint;
 use crate::text::{Text, line_marker};
 
 /// Lines and bytes a preview may have, marker included.
@@ -23,11 +24,11 @@ pub(crate) struct Limits {
     pub(crate) bytes: usize,
 }
 
-/// What the marker names: the reference, the page size of `read`, and an optional note.
+/// What the marker names: the reference, the host's paging tool if any, and an optional note.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MarkerInfo<'a> {
     pub(crate) reference: &'a str,
-    pub(crate) page_lines: usize,
+    pub(crate) paging: Option<&'a PagingHint>,
     pub(crate) note: Option<&'a str>,
 }
 
@@ -345,16 +346,25 @@ fn marker(form: Form, counts: &Counts, info: &MarkerInfo<'_>) -> String {
                 format!("nothing omitted ({tl} lines, {tb} bytes)")
             };
             let note = info.note.map(|n| format!(" {n}")).unwrap_or_default();
-            format!(
-                "[... {lead}. Full output: {reference} - the read tool accepts it as path, with \
-                 offset and limit (1-based lines, up to {} per page).{note} ...]",
-                info.page_lines
-            )
+            match info.paging {
+                Some(paging) => format!(
+                    "[... {lead}. Full output: {reference} - the {} tool accepts it as path, with \
+                     offset and limit (1-based lines, up to {} per page).{note} ...]",
+                    paging.tool, paging.page_lines
+                ),
+                None => format!("[... {lead}. Full output: {reference}.{note} ...]"),
+            }
         }
-        Form::Short => format!(
-            "[... truncated: omitted {ol} lines, {ob} bytes; full output: {reference} (read tool: \
-             offset/limit) ...]"
-        ),
+        Form::Short => match info.paging {
+            Some(paging) => format!(
+                "[... truncated: omitted {ol} lines, {ob} bytes; full output: {reference} ({} \
+                 tool: offset/limit) ...]",
+                paging.tool
+            ),
+            None => format!(
+                "[... truncated: omitted {ol} lines, {ob} bytes; full output: {reference} ...]"
+            ),
+        },
         Form::Minimal => format!("[... truncated; full output: {reference} ...]"),
     }
 }

@@ -6,10 +6,13 @@ use proptest::prelude::*;
 
 const REF: &str = "tool-output://fabcdefabcdefabcdefabcdefab";
 
+static PAGING: std::sync::LazyLock<crate::PagingHint> =
+    std::sync::LazyLock::new(|| crate::PagingHint::new("read", 1992));
+
 fn info() -> MarkerInfo<'static> {
     MarkerInfo {
         reference: REF,
-        page_lines: 1992,
+        paging: Some(&PAGING),
         note: None,
     }
 }

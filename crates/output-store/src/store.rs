@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::cleanup::{self, CleanupReport};
-use crate::page::{self, Page, PageBudget};
+use crate::page::{self, Page, PageLimits};
 use crate::reference::{Layout, OutputRef};
 use crate::spill::{self, CapHeader, Written};
 use crate::{StoreConfig, StoreError};
@@ -101,20 +101,20 @@ impl OutputStore {
         }
     }
 
-    /// The page of a managed output starting at the 1-based line `offset`, at most `limit`
-    /// lines (and at most `max_lines` minus [`crate::PAGE_FRAME_LINES`]).
+    /// The page of a managed output starting at the 1-based line `offset`, within `limits`
+    /// (the reader's, which knows the frame it adds around the lines).
     pub fn read_page(
         &self,
         reference: &OutputRef,
         offset: usize,
-        limit: usize,
+        limits: PageLimits,
     ) -> Result<Page, StoreError> {
         if offset == 0 {
             return Err(StoreError::InvalidPage {
                 problem: "offset is 1-based and must be at least 1",
             });
         }
-        if limit == 0 {
+        if limits.lines == 0 {
             return Err(StoreError::InvalidPage {
                 problem: "limit must be at least 1",
             });
@@ -122,8 +122,7 @@ impl OutputStore {
         let config = &self.inner.config;
         config.validate()?;
         let file = spill::open(&config.directory, reference)?;
-        let budget = PageBudget::new(config.max_lines, config.max_bytes, limit);
-        page::read(file, reference, offset, budget)
+        page::read(file, reference, offset, limits)
     }
 
     /// Opens a managed output for reading its stored bytes. For a capped output these are its

@@ -6,8 +6,8 @@ use std::io;
 
 use serde_json::{Map, Value, json};
 
-use crate::StoreError;
 use crate::reference::OutputRef;
+use crate::{PagingHint, StoreError};
 
 /// Whether the compact JSON of `value` is at most `limit` bytes. A cheap upper bound decides
 /// almost every small value without serializing; otherwise the value is serialized into a
@@ -91,20 +91,29 @@ fn upper_bound(value: &Value, budget: usize) -> Option<usize> {
 }
 
 /// The object that stands in for a structured value of `bytes` bytes saved at `reference`,
-/// kept within `limit` bytes (the hint is dropped when it would not fit).
-pub(crate) fn replacement(reference: &OutputRef, bytes: usize, limit: usize) -> Value {
+/// kept within `limit` bytes. It names the host's paging tool when there is one (the hint is
+/// dropped when it would not fit).
+pub(crate) fn replacement(
+    reference: &OutputRef,
+    bytes: usize,
+    limit: usize,
+    paging: Option<&PagingHint>,
+) -> Value {
     let mut object = Map::new();
     object.insert("truncated".to_owned(), Value::Bool(true));
     object.insert("bytes".to_owned(), json!(bytes));
     object.insert("reference".to_owned(), Value::String(reference.to_string()));
+    let Some(paging) = paging else {
+        return Value::Object(object);
+    };
     let mut with_hint = object.clone();
     with_hint.insert(
-        "read".to_owned(),
-        Value::String(
-            "the structured output was too large; the read tool accepts the reference as path, \
-             with offset and limit, and returns it as pretty-printed JSON lines"
-                .to_owned(),
-        ),
+        "hint".to_owned(),
+        Value::String(format!(
+            "the structured output was too large; the {} tool accepts the reference as path, \
+             with offset and limit, and returns it as pretty-printed JSON lines",
+            paging.tool
+        )),
     );
     let with_hint = Value::Object(with_hint);
     match compact_len(&with_hint, limit) {
@@ -148,13 +157,18 @@ mod tests {
     #[test]
     fn the_replacement_fits_its_limit() {
         let reference = OutputRef::parse("tool-output://faaaaaaaaaaaaaaaaaaaaaaaaaa").unwrap();
-        let small = replacement(&reference, 99_999, 128);
-        assert!(small.get("read").is_none());
+        let paging = PagingHint::new("read", 1992);
+        let small = replacement(&reference, 99_999, 128, Some(&paging));
+        assert!(small.get("hint").is_none());
         assert!(serde_json::to_vec(&small).unwrap().len() <= 128);
-        let large = replacement(&reference, 99_999, 16 * 1024);
+        let large = replacement(&reference, 99_999, 16 * 1024, Some(&paging));
         assert_eq!(large["truncated"], json!(true));
         assert_eq!(large["bytes"], json!(99_999));
         assert_eq!(large["reference"], json!(reference.to_string()));
-        assert!(large.get("read").is_some());
+        assert!(large["hint"].as_str().unwrap().contains("the read tool"));
+        // A host without a paging tool gets the reference alone.
+        let bare = replacement(&reference, 99_999, 16 * 1024, None);
+        assert!(bare.get("hint").is_none());
+        assert_eq!(bare["reference"], json!(reference.to_string()));
     }
 }

@@ -129,7 +129,9 @@ fn a_large_structured_value_is_replaced_by_its_reference() {
     );
     assert!(bounded.output.content.is_empty());
     // The saved value is pretty JSON, so it pages by line.
-    let page = store.read_page(reference, 1, 5).unwrap();
+    let page = store
+        .read_page(reference, 1, page_limits(&store, 5))
+        .unwrap();
     assert_eq!(
         page.lines,
         [

@@ -87,9 +87,21 @@ fn the_quota_evicts_the_oldest_outputs_when_spilling() {
     // At most two 12 000-byte files fit in 25 000 bytes; the newest always stays.
     let files = managed_files(&store);
     assert_eq!(files.len(), 2, "{files:?}");
-    assert!(store.read_page(&references[3], 1, 1).is_ok());
-    assert!(store.read_page(&references[2], 1, 1).is_ok());
-    assert!(store.read_page(&references[0], 1, 1).is_err());
+    assert!(
+        store
+            .read_page(&references[3], 1, page_limits(&store, 1))
+            .is_ok()
+    );
+    assert!(
+        store
+            .read_page(&references[2], 1, page_limits(&store, 1))
+            .is_ok()
+    );
+    assert!(
+        store
+            .read_page(&references[0], 1, page_limits(&store, 1))
+            .is_err()
+    );
 }
 
 #[test]
@@ -113,8 +125,16 @@ fn removing_a_session_removes_only_its_outputs() {
             ..CleanupReport::default()
         }
     );
-    assert!(store.read_page(&mine.references[0], 1, 1).is_err());
-    assert!(store.read_page(&theirs.references[0], 1, 1).is_ok());
+    assert!(
+        store
+            .read_page(&mine.references[0], 1, page_limits(&store, 1))
+            .is_err()
+    );
+    assert!(
+        store
+            .read_page(&theirs.references[0], 1, page_limits(&store, 1))
+            .is_ok()
+    );
 }
 
 #[test]

@@ -3,21 +3,21 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use tackle_output_store::{OutputStore, StoreConfig};
+use tackle_output_store::{OutputStore, PageLimits, PagingHint, StoreConfig};
 use tackle_tool_core::{OutputContent, ToolOutput};
 
 /// A store with the default limits whose managed directory is `<dir>/tool-output`.
 pub(crate) fn store(dir: &Path) -> OutputStore {
-    OutputStore::new(StoreConfig::in_data_dir(dir))
+    OutputStore::new(paging(StoreConfig::in_data_dir(dir)))
 }
 
 /// A store with the given line and byte limits.
 pub(crate) fn store_with(dir: &Path, max_lines: usize, max_bytes: usize) -> OutputStore {
-    OutputStore::new(StoreConfig {
+    OutputStore::new(paging(StoreConfig {
         max_lines,
         max_bytes,
         ..StoreConfig::in_data_dir(dir)
-    })
+    }))
 }
 
 pub(crate) fn text(text: impl Into<String>) -> OutputContent {
@@ -67,4 +67,22 @@ pub(crate) fn model_text(output: &ToolOutput) -> &str {
 
 pub(crate) fn lines(text: &str) -> usize {
     text.split_inclusive('\n').count()
+}
+
+/// The page limits a reader like the builtin `read` asks for: `limit` lines, at most the
+/// store's line limit minus a frame of 8 lines, and its byte limit minus a frame of at most
+/// 1 KiB, each line counted with 12 bytes for its number.
+pub(crate) fn page_limits(store: &OutputStore, limit: usize) -> PageLimits {
+    let config = store.config();
+    PageLimits::new(
+        limit.min(config.max_lines.saturating_sub(8).max(1)),
+        config.max_bytes - 1024.min(config.max_bytes / 4),
+        12,
+    )
+}
+
+/// Markers that name the builtin `read` as the paging tool, as the tackle hosts configure.
+pub(crate) fn paging(config: StoreConfig) -> StoreConfig {
+    let lines = config.max_lines.saturating_sub(8).max(1);
+    config.with_paging(PagingHint::new("read", lines))
 }

@@ -85,7 +85,7 @@ fn bad_references_and_pages() {
     let store = store(dir.path());
     let missing = OutputRef::parse("tool-output://faaaaaaaaaaaaaaaaaaaaaaaaaa").unwrap();
     assert!(matches!(
-        store.read_page(&missing, 1, 10),
+        store.read_page(&missing, 1, page_limits(&store, 10)),
         Err(StoreError::NotFound { .. })
     ));
     assert!(matches!(
@@ -95,15 +95,15 @@ fn bad_references_and_pages() {
     let bounded = store.bound("ses", "call", big()).unwrap();
     let reference = &bounded.references[0];
     assert!(matches!(
-        store.read_page(reference, 0, 10),
+        store.read_page(reference, 0, page_limits(&store, 10)),
         Err(StoreError::InvalidPage { .. })
     ));
     assert!(matches!(
-        store.read_page(reference, 1, 0),
+        store.read_page(reference, 1, page_limits(&store, 0)),
         Err(StoreError::InvalidPage { .. })
     ));
     assert!(matches!(
-        store.read_page(reference, 5001, 10),
+        store.read_page(reference, 5001, page_limits(&store, 10)),
         Err(StoreError::OffsetOutOfRange {
             total_lines: 5000,
             ..
@@ -128,7 +128,9 @@ fn an_expired_output_is_not_found_afterwards() {
             .join(format!("tool_{}", reference.id())),
     )
     .unwrap();
-    let err = store.read_page(reference, 1, 10).unwrap_err();
+    let err = store
+        .read_page(reference, 1, page_limits(&store, 10))
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         format!("managed output {reference} does not exist (it may have expired or been removed)")

@@ -66,7 +66,7 @@ proptest! {
         let mut lines_read = Vec::new();
         let mut offset = 1;
         loop {
-            let page = reader.read_page(reference, offset, 1000).unwrap();
+            let page = reader.read_page(reference, offset, page_limits(&reader, 1000)).unwrap();
             lines_read.extend(page.lines);
             match page.next {
                 Some(next) => offset = next,

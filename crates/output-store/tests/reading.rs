@@ -2,7 +2,7 @@
 
 use std::io::Read;
 
-use tackle_output_store::{OutputStore, PAGE_FRAME_LINES, StoreConfig};
+use tackle_output_store::{OutputStore, StoreConfig};
 
 use crate::common::*;
 
@@ -14,14 +14,16 @@ fn the_marker_names_lines_that_read_page_serves() {
     let bounded = store.bound("ses", "call", text_output(body)).unwrap();
     let preview = model_text(&bounded.output);
     assert!(preview.contains("(lines 800-8800)"), "{}", &preview[..200]);
-    let page = store.read_page(&bounded.references[0], 800, 3).unwrap();
+    let page = store
+        .read_page(&bounded.references[0], 800, page_limits(&store, 3))
+        .unwrap();
     assert_eq!(page.lines, ["row 800", "row 801", "row 802"]);
     assert_eq!((page.total_lines, page.next), (10_000, Some(803)));
     // The page size is bounded so the read tool's frame fits the same limits.
     let page = store
-        .read_page(&bounded.references[0], 1, usize::MAX)
+        .read_page(&bounded.references[0], 1, page_limits(&store, usize::MAX))
         .unwrap();
-    assert_eq!(page.lines.len(), 2000 - PAGE_FRAME_LINES);
+    assert_eq!(page.lines.len(), 2000 - 8);
 }
 
 #[test]
@@ -42,18 +44,26 @@ fn a_spill_over_the_cap_keeps_both_ends_and_says_what_was_dropped() {
         .join(format!("tool_{}", reference.id()));
     assert!(std::fs::metadata(file).unwrap().len() <= 64 * 1024);
 
-    let first = store.read_page(reference, 1, 2).unwrap();
+    let first = store
+        .read_page(reference, 1, page_limits(&store, 2))
+        .unwrap();
     assert_eq!(
         (first.lines[0].as_str(), first.total_lines),
         ("entry 1", 100_000)
     );
-    let last = store.read_page(reference, 100_000, 10).unwrap();
+    let last = store
+        .read_page(reference, 100_000, page_limits(&store, 10))
+        .unwrap();
     assert_eq!(last.lines, ["entry 100000"]);
-    let middle = store.read_page(reference, 50_000, 10).unwrap();
+    let middle = store
+        .read_page(reference, 50_000, page_limits(&store, 10))
+        .unwrap();
     let dropped = middle.dropped.unwrap();
     assert!(middle.lines.is_empty());
     assert!(dropped.first_line < 50_000 && 50_000 < dropped.last_line);
-    let resumed = store.read_page(reference, middle.next.unwrap(), 1).unwrap();
+    let resumed = store
+        .read_page(reference, middle.next.unwrap(), page_limits(&store, 1))
+        .unwrap();
     assert_eq!(resumed.lines, [format!("entry {}", dropped.last_line + 1)]);
 
     let mut stored = String::new();
@@ -83,10 +93,49 @@ fn one_minified_line_is_never_an_empty_preview() {
     assert!(preview.len() > 50_000, "{}", preview.len());
     assert!(preview.starts_with("<html><div"));
     assert!(preview.contains("</div></html>\n[... output truncated: omitted 0 of 1 lines and "));
-    let page = store.read_page(&bounded.references[0], 1, 10).unwrap();
+    let page = store
+        .read_page(&bounded.references[0], 1, page_limits(&store, 10))
+        .unwrap();
     assert_eq!(
         (page.lines.len(), page.clamped_lines, page.next),
         (1, 1, None)
     );
     assert!(page.lines[0].starts_with("<html>") && page.lines[0].ends_with("</html>"));
+}
+
+#[test]
+fn without_a_paging_tool_the_marker_names_only_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = OutputStore::new(StoreConfig::in_data_dir(dir.path()));
+    let bounded = store
+        .bound("s", "c", text_output("z\n".repeat(3000)))
+        .unwrap();
+    let text = bounded.output.content[0].as_text().unwrap().to_owned();
+    let reference = bounded.references[0].to_string();
+    assert!(
+        text.contains(&format!("Full output: {reference}. ...]")),
+        "{text}"
+    );
+    assert!(!text.contains("tool accepts"), "{text}");
+}
+
+#[test]
+fn the_in_memory_bound_hands_back_what_needs_a_spill() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store(dir.path());
+    let small = text_output("a\n".repeat(10));
+    match store.bound_in_memory(small.clone()).unwrap() {
+        tackle_output_store::InMemory::Bounded(bounded) => {
+            assert_eq!(bounded.output, small);
+            assert!(bounded.references.is_empty() && !bounded.truncated);
+        }
+        other => panic!("{other:?}"),
+    }
+    let large = text_output("a\n".repeat(3000));
+    assert_eq!(
+        store.bound_in_memory(large.clone()).unwrap(),
+        tackle_output_store::InMemory::NeedsSpill(large)
+    );
+    // Nothing was written for either.
+    assert!(!dir.path().join("tool-output").exists());
 }

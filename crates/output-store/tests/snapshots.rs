@@ -188,8 +188,16 @@ fn error_messages() {
         .unwrap()
         .references[0]
         .clone();
-    messages.push(working.read_page(&reference, 3001, 10).unwrap_err());
-    messages.push(working.read_page(&reference, 0, 10).unwrap_err());
+    messages.push(
+        working
+            .read_page(&reference, 3001, page_limits(&working, 10))
+            .unwrap_err(),
+    );
+    messages.push(
+        working
+            .read_page(&reference, 0, page_limits(&working, 10))
+            .unwrap_err(),
+    );
     messages.push(
         "C:/x"
             .parse::<tackle_output_store::OutputRef>()
@@ -197,7 +205,11 @@ fn error_messages() {
     );
     let gone =
         tackle_output_store::OutputRef::parse("tool-output://faaaaaaaaaaaaaaaaaaaaaaaaaa").unwrap();
-    messages.push(working.read_page(&gone, 1, 10).unwrap_err());
+    messages.push(
+        working
+            .read_page(&gone, 1, page_limits(&working, 10))
+            .unwrap_err(),
+    );
     let rendered: Vec<String> = messages.iter().map(StoreError::to_string).collect();
     snapshot!("error_messages", rendered.join("\n"));
 }

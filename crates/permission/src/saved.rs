@@ -23,7 +23,12 @@ const VERSION: u32 = 1;
 #[derive(Debug, Clone)]
 pub struct SavedApprovals {
     path: Option<Arc<PathBuf>>,
+    /// Held only to read or swap the rules, never across file work, so checks never wait
+    /// for a save.
     state: Arc<Mutex<State>>,
+    /// Serializes this process's read-modify-write of the file (other processes are kept out
+    /// by the file lock).
+    writer: Arc<Mutex<()>>,
 }
 
 #[derive(Debug, Default)]
@@ -54,6 +59,7 @@ impl SavedApprovals {
         Self {
             path: None,
             state: Arc::default(),
+            writer: Arc::default(),
         }
     }
 
@@ -68,6 +74,7 @@ impl SavedApprovals {
                 rules: ruleset(&file.approvals, &path),
             })),
             path: Some(Arc::new(path)),
+            writer: Arc::default(),
         };
         Ok(saved)
     }
@@ -158,13 +165,14 @@ impl SavedApprovals {
         &self,
         change: impl FnOnce(&mut Vec<Approval>) -> usize,
     ) -> Result<usize, PermissionError> {
-        let mut state = self.lock();
         let Some(path) = self.path.as_deref() else {
+            let mut state = self.lock();
             let mut approvals = approvals_of(&state.rules);
             let changed = change(&mut approvals);
             state.rules = ruleset_in_memory(&approvals);
             return Ok(changed);
         };
+        let _writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         let saved_err = |err: io::Error| PermissionError::Saved {
             path: path.clone(),
             message: err.to_string(),
@@ -175,14 +183,14 @@ impl SavedApprovals {
         let lock = lock_file(path).map_err(saved_err)?;
         let mut file = read_file(path)?;
         if file.project.is_none() {
-            file.project.clone_from(&state.project);
+            file.project.clone_from(&self.lock().project);
         }
         let changed = change(&mut file.approvals);
         if changed > 0 {
             write_file(path, &file).map_err(saved_err)?;
         }
         drop(lock);
-        state.rules = ruleset(&file.approvals, path);
+        self.lock().rules = ruleset(&file.approvals, path);
         Ok(changed)
     }
 }

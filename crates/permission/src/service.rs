@@ -115,8 +115,20 @@ impl Permission {
             outcome = &mut done => outcome,
             reply = ask => {
                 // NotFound: something else resolved the request first; its outcome is in
-                // `done`. Any other error was also sent to `done`.
-                let _ = self.reply(&id, reply);
+                // `done`. Any other error was also sent to `done`. An "always" saves a file,
+                // which is blocking work for the blocking pool.
+                if matches!(reply, Reply::Always) {
+                    let service = self.clone();
+                    let id = id.clone();
+                    let saved = tokio::task::spawn_blocking(move || service.reply(&id, reply));
+                    if let Err(join) = saved.await
+                        && join.is_panic()
+                    {
+                        std::panic::resume_unwind(join.into_panic());
+                    }
+                } else {
+                    let _ = self.reply(&id, reply);
+                }
                 done.await
             }
         };
@@ -146,11 +158,16 @@ impl Permission {
             Reply::Always => {
                 let waiting = state.pending.remove(index);
                 let request = &waiting.pending.request;
-                if !request.save.is_empty()
-                    && let Err(err) = self.inner.saved.add(&request.action, &request.save)
-                {
-                    let _ = waiting.done.send(Err(duplicate(&err)));
-                    return Err(err);
+                if !request.save.is_empty() {
+                    // Saving writes and syncs a file under a cross-process lock: never while
+                    // holding the state every other check needs. A request queued meanwhile
+                    // is resolved below, once the approval is in.
+                    drop(state);
+                    if let Err(err) = self.inner.saved.add(&request.action, &request.save) {
+                        let _ = waiting.done.send(Err(duplicate(&err)));
+                        return Err(err);
+                    }
+                    state = self.inner.lock();
                 }
                 let _ = waiting.done.send(Ok(()));
                 let mut i = 0;

@@ -55,12 +55,8 @@ async fn allowed_and_denied_requests_never_ask() {
 async fn ask_queues_then_once_resolves() {
     let recorder = Recorder::default();
     let permission = service(&[], recorder.clone());
-    let ctx = Context {
-        session_id: "s".into(),
-        assistant_message_id: "msg_1".into(),
-        tool_call_id: "call_9".into(),
-        ..Context::default()
-    };
+    let mut ctx = Context::new("s").for_call("call_9");
+    ctx.assistant_message_id = "msg_1".into();
     let req = Request::new(&ctx, "bash", vec!["pwd".into()])
         .with_save(vec!["pwd".into()])
         .with_metadata("command", serde_json::json!("pwd"));

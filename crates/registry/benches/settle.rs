@@ -113,10 +113,10 @@ fn main() {
     });
     let tool = Tool::typed("no-op", Noop).build();
     let tool_only = measure(9, iters, || {
-        black_box(ready(tool.settle(black_box(&call), &ctx)).expect("settle"));
+        black_box(ready(tool.run_unbounded(black_box(&call), &ctx)).expect("settle"));
     });
     let store = OutputStore::new(StoreConfig::in_data_dir(data.path()));
-    let output = ready(tool.settle(&call, &ctx)).expect("settle");
+    let output = ready(tool.run_unbounded(&call, &ctx)).expect("settle");
     let bound_only = measure(9, iters, || {
         black_box(
             store

@@ -6,6 +6,7 @@ use tackle_tool_core::{Defect, Halt};
 /// Why a call produced no result at all. Model-visible failures are not errors here: they are
 /// [`Settlement`](crate::Settlement)s whose result is an error value.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SettleError {
     /// The host's turn stops (declined, dismissed, cancelled).
     #[error(transparent)]

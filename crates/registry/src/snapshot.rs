@@ -4,8 +4,10 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde::Serialize;
-use tackle_output_store::OutputRef;
-use tackle_tool_core::{Call, Context, Definition, ResultValue, Tool, ToolError, ToolOutput};
+use tackle_output_store::{InMemory, OutputRef};
+use tackle_tool_core::{
+    Call, Context, Defect, Definition, ResultValue, Tool, ToolError, ToolOutput,
+};
 
 use crate::SettleError;
 use crate::registry::RegistryInner;
@@ -34,14 +36,10 @@ pub struct Materialization {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settlement {
     outcome: Outcome,
-    /// Managed outputs that hold what bounding left out.
-    pub references: Vec<OutputRef>,
-    /// True when bounding cut the output.
-    pub truncated: bool,
-    /// Lines of model text left out of the preview.
-    pub omitted_lines: u64,
-    /// Bytes of model text left out of the preview.
-    pub omitted_bytes: u64,
+    references: Vec<OutputRef>,
+    truncated: bool,
+    omitted_lines: u64,
+    omitted_bytes: u64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -91,6 +89,26 @@ impl Settlement {
     /// True for an error result.
     pub fn is_error(&self) -> bool {
         matches!(self.outcome, Outcome::Error(_))
+    }
+
+    /// Managed outputs that hold what bounding left out (text first, then a structured value).
+    pub fn references(&self) -> &[OutputRef] {
+        &self.references
+    }
+
+    /// True when bounding cut the output.
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// Lines of model text left out of the preview.
+    pub fn omitted_lines(&self) -> u64 {
+        self.omitted_lines
+    }
+
+    /// Bytes left out: of the model text, plus a replaced structured value's.
+    pub fn omitted_bytes(&self) -> u64 {
+        self.omitted_bytes
     }
 }
 
@@ -175,25 +193,46 @@ impl Materialization {
         if self.registry.current(self.session.as_deref(), &call.name) != Some(entry.id) {
             return Ok(Settlement::error(format!("Stale tool call: {}", call.name)));
         }
-        // The tool sees the call's own id, whatever the host put in the context.
+        let store = &self.registry.store;
+        // The tool sees the call's own id and the store's budget, whatever the host put in the
+        // context: a leaf that shapes its own output sizes it for what this settle keeps.
+        let budget = store.config().budget();
         let owned;
-        let ctx = if ctx.tool_call_id == call.id {
+        let ctx = if ctx.tool_call_id == call.id && ctx.budget == budget {
             ctx
         } else {
-            owned = ctx.for_call(call.id.clone());
+            owned = {
+                let mut own = ctx.for_call(call.id.clone());
+                own.budget = budget;
+                own
+            };
             &owned
         };
-        let output = match entry.tool.settle(call, ctx).await {
+        let output = match entry.tool.run_unbounded(call, ctx).await {
             Ok(output) => output,
             Err(ToolError::Failure(failure)) => return Ok(Settlement::error(failure.message)),
             Err(ToolError::Halt(halt)) => return Err(halt.into()),
             Err(ToolError::Defect(defect)) => return Err(defect.into()),
         };
-        // Bounding is synchronous file work only when the output is over the limits.
-        let bounded = self
-            .registry
-            .store
-            .bound(&ctx.session_id, &call.id, output)?;
+        let bounded = match store.bound_in_memory(output)? {
+            InMemory::Bounded(bounded) => bounded,
+            // Spilling writes up to the spill cap and may sweep the directory: blocking work
+            // that must not stall the executor's other tasks.
+            InMemory::NeedsSpill(output) => {
+                let (store, session, id) = (store.clone(), ctx.session_id.clone(), call.id.clone());
+                match tokio::task::spawn_blocking(move || store.bound(&session, &id, output)).await
+                {
+                    Ok(bounded) => bounded?,
+                    Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
+                    Err(join) => {
+                        return Err(SettleError::Defect(Defect::new(format!(
+                            "bounding the output of {} did not finish: {join}",
+                            call.name
+                        ))));
+                    }
+                }
+            }
+        };
         Ok(Settlement {
             outcome: Outcome::Output(bounded.output),
             references: bounded.references,

@@ -155,11 +155,11 @@ async fn a_large_success_is_bounded_with_a_reference() {
         .register(named(&[("big", big_text_tool())]))
         .unwrap();
     let settlement = settle(&fx.registry.materialize(&ShowAll), "big", json!({})).await;
-    assert!(settlement.truncated);
+    assert!(settlement.truncated());
     // The text preview names its managed output; the structured value (the same long string)
     // is bounded separately and may carry its own reference.
-    assert!(!settlement.references.is_empty());
-    assert!(settlement.omitted_lines > 0);
+    assert!(!settlement.references().is_empty());
+    assert!(settlement.omitted_lines() > 0);
     let ResultValue::Text(preview) = &settlement.result() else {
         panic!("{:?}", settlement.result())
     };
@@ -171,7 +171,7 @@ async fn a_large_success_is_bounded_with_a_reference() {
     assert!(preview.ends_with("line 5000"));
     assert!(
         settlement
-            .references
+            .references()
             .iter()
             .any(|r| preview.contains(&r.to_string())),
         "{preview}"
@@ -351,4 +351,64 @@ async fn a_captured_execution_finishes_after_its_registration_goes_away() {
         .unwrap()
         .unwrap();
     assert_eq!(result, text("echo"));
+}
+
+#[tokio::test]
+async fn the_tool_runs_with_the_stores_budget_whatever_the_host_passed() {
+    let data = tempfile::tempdir().unwrap();
+    let store = OutputStore::new(StoreConfig {
+        max_lines: 300,
+        max_bytes: 4096,
+        ..StoreConfig::in_data_dir(data.path())
+    });
+    let registry = ToolRegistry::new(&ApplicationTools::new(), store);
+    let tool = Tool::typed(
+        "Reports its budget",
+        from_fn(|_: serde_json::Value, ctx: Context| async move {
+            Ok::<_, ToolError>(format!(
+                "{} {} {}",
+                ctx.budget.max_lines,
+                ctx.budget.max_bytes,
+                ctx.budget.max_structured_bytes()
+            ))
+        }),
+    )
+    .build();
+    let _g = registry
+        .tools()
+        .register([("budget".to_owned(), tool)])
+        .unwrap();
+    let snapshot = registry.materialize(&ShowAll);
+    let mut ctx = Context::new("s");
+    ctx.budget = tackle_tool_core::Budget::new(1, 1);
+    let settlement = snapshot
+        .settle(&Call::new("c", "budget", json!(null)), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(
+        settlement.into_result(),
+        ResultValue::Text("300 4096 4096".into())
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_spilling_settle_works_on_a_single_threaded_runtime() {
+    let fx = Fixture::new();
+    let big = Tool::typed(
+        "Big",
+        from_fn(|_: serde_json::Value, _| async move { Ok::<_, ToolError>("line\n".repeat(5000)) }),
+    )
+    .build();
+    let _g = fx
+        .registry
+        .tools()
+        .register([("big".to_owned(), big)])
+        .unwrap();
+    let settlement = fx
+        .registry
+        .materialize(&ShowAll)
+        .settle(&Call::new("c", "big", json!(null)), &Context::new("s"))
+        .await
+        .unwrap();
+    assert!(settlement.truncated() && !settlement.references().is_empty());
 }

@@ -84,13 +84,10 @@ pub(crate) fn names(snapshot: &Materialization) -> Vec<String> {
 }
 
 pub(crate) fn ctx() -> Context {
-    Context {
-        session_id: "ses_1".into(),
-        agent: "build".into(),
-        assistant_message_id: "msg_1".into(),
-        tool_call_id: "call_1".into(),
-        cancel: Default::default(),
-    }
+    let mut ctx = Context::new("ses_1").for_call("call_1");
+    ctx.agent = "build".into();
+    ctx.assistant_message_id = "msg_1".into();
+    ctx
 }
 
 pub(crate) async fn settle(snapshot: &Materialization, name: &str, input: Value) -> Settlement {

@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::Budget;
+
 /// One tool call as a model asked for it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Call {
@@ -31,6 +33,7 @@ impl Call {
 /// Cloning is cheap enough for a call; the cancellation token is shared, so cancelling it stops
 /// every clone's work.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Context {
     /// The host's session id.
     pub session_id: String,
@@ -43,6 +46,9 @@ pub struct Context {
     /// Cancelled when the host abandons the call; settlement then halts with
     /// [`Halt::Cancelled`](crate::Halt::Cancelled).
     pub cancel: CancellationToken,
+    /// The output limits of this call. Settle sets it from the host's output store, so a leaf
+    /// that shapes its own output (a page, a compacted report) fits what settle keeps.
+    pub budget: Budget,
 }
 
 impl Context {

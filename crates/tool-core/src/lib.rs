@@ -5,8 +5,9 @@
 //! type-erased runtime. Authors build one from a typed description ([`Tool::typed`], with input
 //! and output types that carry their own JSON Schema) or from a JSON Schema and a closure over
 //! [`serde_json::Value`] ([`Tool::dynamic`]); both give the same type, and nothing outside this
-//! crate can implement, inspect or execute its runtime except through [`Tool::definition`] and
-//! [`Tool::settle`].
+//! crate can implement or inspect its runtime. A tool is executed through a registry snapshot's
+//! `settle`, which bounds what the model reads; [`Tool::run_unbounded`] is that boundary's raw
+//! step and nothing else calls it (`cargo xtask tidy` checks).
 //!
 //! Invariants:
 //! - Settlement order is fixed: decode input (failure: `Invalid tool input: ...`, execute never
@@ -18,6 +19,7 @@
 //! - A definition is derived once per name and the same `Arc` is returned afterwards.
 //! - This crate depends on no other workspace crate and touches no filesystem or network.
 
+mod budget;
 mod content;
 mod context;
 mod dynamic;
@@ -27,6 +29,7 @@ mod schema;
 mod tool;
 mod visibility;
 
+pub use budget::{Budget, MAX_BYTES, MAX_LINES, MAX_STRUCTURED_BYTES};
 pub use content::{Content, OutputContent, ResultValue, ToolOutput};
 pub use context::{Call, Context};
 pub use dynamic::DynamicTool;

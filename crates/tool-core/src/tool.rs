@@ -139,10 +139,14 @@ impl Tool {
         self.action.as_deref().unwrap_or(name)
     }
 
-    /// Settles one call: decode → execute → encode → structured projection → model content.
+    /// Runs one call without bounding its output: decode → execute → encode → structured
+    /// projection → model content.
     ///
-    /// Cancelling `ctx.cancel` stops the execution with [`Halt::Cancelled`].
-    pub async fn settle(&self, call: &Call, ctx: &Context) -> Result<ToolOutput, ToolError> {
+    /// This is not how a host executes a tool: the registry's `Materialization::settle` is,
+    /// and it is the only caller of this method (`cargo xtask tidy` fails on any other), because
+    /// what it returns has not been bounded for a model yet. Cancelling `ctx.cancel` stops the
+    /// execution with [`Halt::Cancelled`].
+    pub async fn run_unbounded(&self, call: &Call, ctx: &Context) -> Result<ToolOutput, ToolError> {
         if ctx.cancel.is_cancelled() {
             return Err(Halt::Cancelled.into());
         }

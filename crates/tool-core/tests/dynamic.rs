@@ -30,7 +30,7 @@ fn add() -> Tool {
 }
 
 async fn settle(tool: &Tool, input: Value) -> Result<tackle_tool_core::ToolOutput, ToolError> {
-    tool.settle(&Call::new("c", "add", input), &Context::new("s"))
+    tool.run_unbounded(&Call::new("c", "add", input), &Context::new("s"))
         .await
 }
 

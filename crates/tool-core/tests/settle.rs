@@ -69,7 +69,7 @@ fn failure(result: Result<tackle_tool_core::ToolOutput, ToolError>) -> String {
 async fn success_without_projection_is_structured_json() {
     let (tool, calls) = greet();
     let out = tool
-        .settle(
+        .run_unbounded(
             &call(json!({"name": "ada", "times": 2})),
             &Context::new("s"),
         )
@@ -108,7 +108,10 @@ async fn invalid_input_names_the_field_and_never_executes() {
         ),
     ];
     for (input, expected) in cases {
-        assert_eq!(failure(tool.settle(&call(input), &ctx).await), expected);
+        assert_eq!(
+            failure(tool.run_unbounded(&call(input), &ctx).await),
+            expected
+        );
     }
     assert_eq!(
         calls.load(Ordering::SeqCst),
@@ -121,7 +124,7 @@ async fn invalid_input_names_the_field_and_never_executes() {
 async fn a_failure_from_execute_is_a_failure() {
     let (tool, _) = greet();
     let result = tool
-        .settle(&call(json!({"name": ""})), &Context::new("s"))
+        .run_unbounded(&call(json!({"name": ""})), &Context::new("s"))
         .await;
     assert_eq!(failure(result), "name must not be empty");
 }
@@ -150,7 +153,9 @@ async fn output_that_fails_its_schema_is_reported() {
         from_fn(|_: serde_json::Value, _| async { Ok(Unencodable) }),
     )
     .build();
-    let result = tool.settle(&call(json!({})), &Context::new("s")).await;
+    let result = tool
+        .run_unbounded(&call(json!({})), &Context::new("s"))
+        .await;
     assert_eq!(
         failure(result),
         "Tool returned an invalid value for its output schema: the value cannot be encoded"
@@ -170,7 +175,7 @@ async fn a_structured_projection_that_fails_is_reported() {
     .structured(|_| Unencodable)
     .build();
     let result = tool
-        .settle(&call(json!({"name": "a"})), &Context::new("s"))
+        .run_unbounded(&call(json!({"name": "a"})), &Context::new("s"))
         .await;
     assert_eq!(
         failure(result),
@@ -208,7 +213,7 @@ async fn projections_shape_structured_output_and_model_content() {
     let def = tool.definition("greet").unwrap();
     assert_eq!(def.output_schema["properties"]["length"]["type"], "integer");
     let out = tool
-        .settle(&call(json!({"name": "bo"})), &Context::new("s"))
+        .run_unbounded(&call(json!({"name": "bo"})), &Context::new("s"))
         .await
         .unwrap();
     assert_eq!(out.structured, json!({"length": 8}));
@@ -235,7 +240,7 @@ async fn a_string_output_becomes_text_and_an_empty_projection_becomes_json() {
     )
     .build();
     let out = echo
-        .settle(&call(json!("hey")), &Context::new("s"))
+        .run_unbounded(&call(json!("hey")), &Context::new("s"))
         .await
         .unwrap();
     assert_eq!(out.to_result_value(), ResultValue::Text("hey".into()));
@@ -247,7 +252,7 @@ async fn a_string_output_becomes_text_and_an_empty_projection_becomes_json() {
     .model_output(|_| Vec::new())
     .build();
     let out = silent
-        .settle(&call(json!("hey")), &Context::new("s"))
+        .run_unbounded(&call(json!("hey")), &Context::new("s"))
         .await
         .unwrap();
     assert_eq!(out.to_result_value(), ResultValue::Json(json!("hey")));
@@ -262,7 +267,9 @@ async fn halts_and_defects_propagate_unchanged() {
         }),
     )
     .build();
-    let result = halting.settle(&call(json!({})), &Context::new("s")).await;
+    let result = halting
+        .run_unbounded(&call(json!({})), &Context::new("s"))
+        .await;
     assert!(
         matches!(result, Err(ToolError::Halt(Halt::Declined))),
         "{result:?}"
@@ -275,7 +282,10 @@ async fn halts_and_defects_propagate_unchanged() {
         }),
     )
     .build();
-    match broken.settle(&call(json!({})), &Context::new("s")).await {
+    match broken
+        .run_unbounded(&call(json!({})), &Context::new("s"))
+        .await
+    {
         Err(ToolError::Defect(defect)) => assert_eq!(defect.message(), "disk on fire"),
         other => panic!("expected a defect, got {other:?}"),
     }
@@ -293,7 +303,7 @@ async fn cancellation_halts_a_running_call() {
     .build();
     let ctx = Context::new("s");
     let cancel = ctx.cancel.clone();
-    let handle = tokio::spawn(async move { slow.settle(&call(json!({})), &ctx).await });
+    let handle = tokio::spawn(async move { slow.run_unbounded(&call(json!({})), &ctx).await });
     cancel.cancel();
     let result = handle.await.unwrap();
     assert!(

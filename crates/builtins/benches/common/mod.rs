@@ -6,9 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tackle_builtins::{
-    FileMutation, InteractiveServices, Location, LocationServices, builtin_tools,
-};
+use tackle_builtins::{FileMutation, Location, LocationServices, builtin_tools};
 use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{AnswerAll, Effect, Permission, Reply, Rule, Ruleset, SavedApprovals};
 use tackle_tool_core::Tool;
@@ -37,13 +35,12 @@ pub(crate) fn builtin(name: &str, dir: &Path, data: &Path) -> Tool {
         SavedApprovals::in_memory(),
         Arc::new(AnswerAll(Reply::Once)),
     );
-    let services = LocationServices {
-        location: Location::new(dir).expect("bench location"),
+    let services = LocationServices::new(
+        Location::new(dir).expect("bench location"),
         permission,
-        store: OutputStore::new(StoreConfig::in_data_dir(data)),
-        files: FileMutation::new(),
-        interactive: InteractiveServices::headless(),
-    };
+        OutputStore::new(StoreConfig::in_data_dir(data)),
+        FileMutation::new(),
+    );
     builtin_tools(&services)
         .into_iter()
         .find(|(tool, _)| tool == name)

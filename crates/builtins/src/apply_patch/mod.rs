@@ -33,11 +33,11 @@ use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tackle_output_store::MAX_BYTES;
 use tackle_permission::{Permission, Request};
 use tackle_tool_core::{Content, Context, Defect, Execute, Tool, ToolError, ToolFailure};
 use tokio::task::JoinSet;
 
+use crate::LocationServices;
 use crate::error::Error;
 use crate::location::{Kind, Location};
 use crate::mutation::FileMutation;
@@ -80,33 +80,25 @@ pub struct ApplyPatchInput {
     pub patch_text: String,
 }
 
+/// The `apply_patch` tool for the Location of `services`; its permission action is `edit`
+/// (PA12).
+pub fn tool(services: &LocationServices) -> Tool {
+    let leaf = ApplyPatch {
+        location: services.location.clone(),
+        permission: services.permission.clone(),
+        mutation: services.files.clone(),
+    };
+    Tool::typed(DESCRIPTION, leaf)
+        .model_output(|output: &ApplyPatchOutput| vec![Content::text(report::model_text(output))])
+        .build()
+        .with_action("edit")
+}
+
 /// The `apply_patch` leaf of one Location.
-#[derive(Debug, Clone)]
-pub struct ApplyPatch {
+struct ApplyPatch {
     location: Location,
     permission: Permission,
     mutation: FileMutation,
-}
-
-impl ApplyPatch {
-    /// The tool for `location`, asking `permission` and writing through `mutation`.
-    pub fn new(location: Location, permission: Permission, mutation: FileMutation) -> Self {
-        Self {
-            location,
-            permission,
-            mutation,
-        }
-    }
-
-    /// The finished tool; its permission action is `edit` (PA12).
-    pub fn tool(self) -> Tool {
-        Tool::typed(DESCRIPTION, self)
-            .model_output(|output: &ApplyPatchOutput| {
-                vec![Content::text(report::model_text(output))]
-            })
-            .build()
-            .with_action("edit")
-    }
 }
 
 impl Execute for ApplyPatch {
@@ -131,8 +123,9 @@ impl Execute for ApplyPatch {
         let disk = self.read(&resolved).await?;
         let changes = plan::plan(&resolved, &disk)
             .map_err(|why| ToolError::failure(format!("{}\n{NOTHING_CHANGED}", why.trim_end())))?;
-        // Above the output store's bound of one result, the diff texts go and the counts stay.
-        let output = report::output(&changes, MAX_BYTES);
+        // Above the call's structured budget the diff texts go and the per-file counts stay, so
+        // settle never has to replace the report (and lose the statuses) itself.
+        let output = report::output(&changes, ctx.budget.max_structured_bytes());
         commit::commit(&self.mutation, changes)
             .await
             .map_err(|failure| ToolError::failure(failure.message()))?;

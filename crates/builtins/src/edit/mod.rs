@@ -116,7 +116,7 @@ impl Execute for Edit {
             replace_all: input.replace_all.unwrap_or(false),
         };
         let path = input.path;
-        let limit = self.services.store.config().max_structured_bytes();
+        let limit = ctx.budget.max_structured_bytes();
         let outcome = self
             .services
             .files

@@ -5,7 +5,7 @@ use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::decode::Decoder;
-use super::page::{Budget, PageError, TextPage, page};
+use super::page::{PageBudget, PageError, TextPage, page};
 use super::sniff::{Encoding, SAMPLE_BYTES, Sniffed, sniff};
 
 /// Read buffer for paging: large enough that skipping scans at memory speed.
@@ -44,7 +44,7 @@ impl From<io::Error> for ReadFailure {
 /// as the page `budget` describes.
 pub(crate) fn read_file(
     path: &Path,
-    budget: Budget,
+    budget: PageBudget,
     media_limit: u64,
 ) -> Result<FileRead, ReadFailure> {
     let mut file = File::open(path)?;

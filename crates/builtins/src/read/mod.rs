@@ -14,8 +14,10 @@ mod sniff;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tackle_output_store::{MAX_INLINE_MEDIA_BYTES, OutputRef, PAGE_FRAME_LINES, Page};
-use tackle_tool_core::{Content, Context, Execute, Tool, ToolError, ToolFailure};
+use tackle_output_store::{MAX_INLINE_MEDIA_BYTES, OutputRef, Page, PageLimits, PagingHint};
+use tackle_tool_core::{
+    Budget, Content, Context, Execute, MAX_LINES, Tool, ToolError, ToolFailure,
+};
 
 pub use listing::Entry;
 
@@ -23,11 +25,12 @@ use crate::LocationServices;
 use crate::authorize::authorize;
 use crate::location::{EntryKind, Kind, Resolved};
 use file::{FileRead, ReadFailure, read_file};
-use page::Budget;
-use render::{FRAME_SLACK_BYTES, Hint};
+use page::PageBudget;
+use render::{FRAME_SLACK_BYTES, Hint, PAGE_FRAME_BYTES, PAGE_LINE_OVERHEAD, page_lines};
 
-/// Lines (or entries) a page has by default and at most (reference `MAX_READ_LINES`).
-pub const MAX_READ_LINES: u64 = 2000;
+/// Lines (or entries) a page has by default and at most: the default line budget, so that a
+/// default page fits a result whole.
+pub const MAX_READ_LINES: u64 = MAX_LINES as u64;
 /// The largest image or PDF read as an attachment (reference `MAX_MEDIA_INGEST_BYTES`, and at
 /// most what the output store carries inline).
 pub const MAX_MEDIA_BYTES: u64 = {
@@ -135,6 +138,12 @@ pub struct MediaOutput {
     data: Vec<u8>,
 }
 
+/// How a host tells its output store that `read` pages managed outputs: markers then name
+/// `read` (registered under that name) and its page size within `budget`.
+pub fn paging_hint(budget: &Budget) -> PagingHint {
+    PagingHint::new("read", page_lines(budget))
+}
+
 /// The `read` tool for the Location of `services`.
 pub fn tool(services: &LocationServices) -> Tool {
     Tool::typed(
@@ -186,7 +195,7 @@ impl Execute for Read {
         // `offset: 0` reads from the start, as the reference's CLI does.
         let offset = input.offset.unwrap_or(1).max(1);
         if let Some(reference) = OutputRef::parse(input.path.trim()) {
-            return self.managed(reference, offset, limit).await;
+            return self.managed(reference, offset, limit, ctx.budget).await;
         }
         let resolved = self
             .services
@@ -195,7 +204,8 @@ impl Execute for Read {
             .map_err(|err| ToolError::failure(unable(&input.path, &err)))?;
         authorize(&self.services.permission, ctx, &resolved, "read").await?;
         let services = self.services.clone();
-        run_blocking(move || read_resolved(&services, &resolved, offset, limit)).await
+        let budget = ctx.budget;
+        run_blocking(move || read_resolved(&services, &resolved, offset, limit, &budget)).await
     }
 }
 
@@ -205,12 +215,18 @@ impl Read {
         reference: OutputRef,
         offset: u64,
         limit: u64,
+        budget: Budget,
     ) -> Result<ReadOutput, ToolError> {
         let store = self.services.store.clone();
         run_blocking(move || {
             let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+            let limits = PageLimits::new(
+                to_usize(limit).min(page_lines(&budget)),
+                budget.max_bytes - PAGE_FRAME_BYTES.min(budget.max_bytes / 4),
+                PAGE_LINE_OVERHEAD,
+            );
             let page = store
-                .read_page(&reference, to_usize(offset), to_usize(limit))
+                .read_page(&reference, to_usize(offset), limits)
                 .map_err(|err| ToolError::failure(format!("Unable to read {reference}: {err}")))?;
             Ok(ReadOutput::TextPage(managed_page(&reference, &page)))
         })
@@ -238,6 +254,7 @@ fn read_resolved(
     resolved: &Resolved,
     offset: u64,
     limit: u64,
+    budget: &Budget,
 ) -> Result<ReadOutput, ToolError> {
     let resource = &resolved.resource;
     match resolved.kind {
@@ -271,26 +288,26 @@ fn read_resolved(
                 text,
             }))
         }
-        Some(EntryKind::File) => read_text_or_media(services, resolved, offset, limit),
+        Some(EntryKind::File) => read_text_or_media(resolved, offset, limit, budget),
     }
 }
 
 fn read_text_or_media(
-    services: &LocationServices,
     resolved: &Resolved,
     offset: u64,
     limit: u64,
+    budget: &Budget,
 ) -> Result<ReadOutput, ToolError> {
     let resource = &resolved.resource;
-    let config = services.store.config();
-    let max_lines = config.max_lines.saturating_sub(PAGE_FRAME_LINES).max(1);
     let frame = render::header(resource).len() + FRAME_SLACK_BYTES;
-    let budget = Budget {
+    let page_budget = PageBudget {
         offset,
-        max_lines: usize::try_from(limit).unwrap_or(usize::MAX).min(max_lines),
-        max_bytes: config.max_bytes.saturating_sub(frame).max(1),
+        max_lines: usize::try_from(limit)
+            .unwrap_or(usize::MAX)
+            .min(page_lines(budget)),
+        max_bytes: budget.max_bytes.saturating_sub(frame).max(1),
     };
-    let read = read_file(&resolved.canonical, budget, MAX_MEDIA_BYTES).map_err(|failure| {
+    let read = read_file(&resolved.canonical, page_budget, MAX_MEDIA_BYTES).map_err(|failure| {
         ToolError::Failure(ToolFailure::new(match failure {
             ReadFailure::Binary => format!("Cannot read binary file: {resource}"),
             ReadFailure::MediaTooLarge { limit } => {
@@ -325,7 +342,7 @@ fn read_text_or_media(
                     first: page.offset,
                     last,
                     next,
-                    kib: config.max_bytes / 1024,
+                    kib: budget.max_bytes / 1024,
                 },
                 Some(next) => Hint::More {
                     first: page.offset,

@@ -20,7 +20,7 @@ const LINE_CAPTURE: usize = MAX_LINE_CHARS * 4 + 4;
 
 /// What a page may hold.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Budget {
+pub(crate) struct PageBudget {
     /// The first line (1-based).
     pub(crate) offset: u64,
     /// Lines at most.
@@ -64,7 +64,7 @@ impl From<io::Error> for PageError {
 }
 
 /// Reads the page `budget` describes from `reader`.
-pub(crate) fn page(reader: &mut impl BufRead, budget: Budget) -> Result<TextPage, PageError> {
+pub(crate) fn page(reader: &mut impl BufRead, budget: PageBudget) -> Result<TextPage, PageError> {
     let offset = budget.offset.max(1);
     // `line` is the number of the line starting at the reader's position; `position` counts
     // the bytes consumed so far; `last` is the last byte consumed.

@@ -3,11 +3,24 @@
 
 use std::fmt::Write as _;
 
+use tackle_tool_core::Budget;
+
 use super::listing::Entry;
 
-/// Header, blank line, hints and closing tag: lines of frame around a page (at most
-/// `tackle_output_store::PAGE_FRAME_LINES`).
+/// Lines of frame around a page's lines: header, blank line, hints and closing tag.
+pub(crate) const PAGE_FRAME_LINES: usize = 8;
+/// Bytes of frame a text page may add beyond its header line.
 pub(crate) const FRAME_SLACK_BYTES: usize = 256;
+/// Bytes counted per line of a managed output's page on top of its text: its `N: ` prefix
+/// and newline.
+pub(crate) const PAGE_LINE_OVERHEAD: usize = 12;
+/// Bytes of frame a managed output's page may add (at most a quarter of the budget).
+pub(crate) const PAGE_FRAME_BYTES: usize = 1024;
+
+/// Lines of content on one page within `budget`, frame left out.
+pub(crate) fn page_lines(budget: &Budget) -> usize {
+    budget.max_lines.saturating_sub(PAGE_FRAME_LINES).max(1)
+}
 
 /// What a text page says after its lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

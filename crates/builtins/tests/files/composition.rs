@@ -1,7 +1,7 @@
 //! One entry point builds every leaf for a Location and registers it.
 
 use serde_json::json;
-use tackle_builtins::{builtin_tools, register_builtins};
+use tackle_builtins::builtin_tools;
 use tackle_permission::{Effect, Reply, Rule, Ruleset};
 use tackle_registry::{ApplicationTools, ToolRegistry};
 use tackle_tool_core::{Call, ResultValue, ShowAll};
@@ -23,7 +23,10 @@ async fn builtins_register_in_catalog_order_and_settle() {
     assert_eq!(mine, ["read", "edit", "write"], "catalog order: {names:?}");
     let app = ApplicationTools::new();
     let registry = ToolRegistry::new(&app, fx.services.store.clone());
-    let registration = register_builtins(&registry.tools(), &fx.services).unwrap();
+    let registration = registry
+        .tools()
+        .register(tackle_builtins::builtin_tools(&fx.services))
+        .unwrap();
     let snapshot = registry.materialize(&ShowAll);
     let listed: Vec<String> = snapshot
         .definitions()
@@ -52,7 +55,10 @@ fn denying_edit_hides_edit_and_write() {
     let fx = Fixture::new();
     let app = ApplicationTools::new();
     let registry = ToolRegistry::new(&app, fx.services.store.clone());
-    let _registration = register_builtins(&registry.tools(), &fx.services).unwrap();
+    let _registration = registry
+        .tools()
+        .register(tackle_builtins::builtin_tools(&fx.services))
+        .unwrap();
     let rules = Ruleset::new(vec![Rule::new("edit", "*", Effect::Deny)]);
     let listed: Vec<String> = registry
         .materialize(&rules)

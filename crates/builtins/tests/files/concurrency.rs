@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use tackle_builtins::register_builtins;
 use tackle_permission::{Effect, Reply, Rule};
 use tackle_registry::{ApplicationTools, ToolRegistry};
 use tackle_tool_core::{Call, ResultValue, ShowAll};
@@ -17,7 +16,10 @@ async fn concurrent_edits_of_distinct_lines_all_apply() {
     fx.put("shared.txt", &text);
     let app = ApplicationTools::new();
     let registry = ToolRegistry::new(&app, fx.services.store.clone());
-    let _registration = register_builtins(&registry.tools(), &fx.services).unwrap();
+    let _registration = registry
+        .tools()
+        .register(tackle_builtins::builtin_tools(&fx.services))
+        .unwrap();
     let snapshot = Arc::new(registry.materialize(&ShowAll));
     let mut tasks = Vec::new();
     for n in 0..50 {

@@ -6,9 +6,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use tackle_builtins::{
-    FileMutation, InteractiveServices, Location, LocationServices, builtin_tools,
-};
+use tackle_builtins::{FileMutation, Location, LocationServices, builtin_tools};
 use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{
     Asker, Effect, PendingRequest, Permission, Reply, Request, Rule, Ruleset, SavedApprovals,
@@ -74,13 +72,12 @@ impl Fixture {
             SavedApprovals::in_memory(),
             Arc::new(recorder.clone()),
         );
-        let services = LocationServices {
-            location: Location::new(root.path()).unwrap(),
+        let services = LocationServices::new(
+            Location::new(root.path()).unwrap(),
             permission,
-            store: OutputStore::new(StoreConfig::in_data_dir(data.path())),
-            files: FileMutation::new(),
-            interactive: InteractiveServices::headless(),
-        };
+            OutputStore::new(StoreConfig::in_data_dir(data.path())),
+            FileMutation::new(),
+        );
         Self {
             root,
             outside,
@@ -130,7 +127,7 @@ impl Fixture {
     pub(crate) async fn call(&self, name: &str, input: Value) -> Result<ToolOutput, ToolError> {
         let ctx = context();
         self.tool(name)
-            .settle(&Call::new("call_1", name, input), &ctx)
+            .run_unbounded(&Call::new("call_1", name, input), &ctx)
             .await
     }
 

@@ -110,7 +110,7 @@ impl Fixture {
             &self.grep
         };
         which
-            .settle(&Call::new("call_1", tool, input), &Context::new("session"))
+            .run_unbounded(&Call::new("call_1", tool, input), &Context::new("session"))
             .await
     }
 

@@ -264,7 +264,7 @@ async fn cancelled_call_halts() {
     ctx.cancel.cancel();
     let err = f
         .glob
-        .settle(
+        .run_unbounded(
             &tackle_tool_core::Call::new("c", "glob", json!({"pattern": "*"})),
             &ctx,
         )

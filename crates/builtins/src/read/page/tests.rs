@@ -4,15 +4,15 @@ use std::io::BufReader;
 
 use super::*;
 
-fn budget(offset: u64, max_lines: usize) -> Budget {
-    Budget {
+fn budget(offset: u64, max_lines: usize) -> PageBudget {
+    PageBudget {
         offset,
         max_lines,
         max_bytes: 1 << 20,
     }
 }
 
-fn run(text: &[u8], budget: Budget) -> Result<TextPage, PageError> {
+fn run(text: &[u8], budget: PageBudget) -> Result<TextPage, PageError> {
     // A tiny buffer makes every chunk boundary case happen.
     let mut reader = BufReader::with_capacity(3, text);
     page(&mut reader, budget)
@@ -75,7 +75,7 @@ fn byte_budget_caps_the_page() {
     // Each shown line is "<n>: " + 9 bytes + "\n".
     let page = run(
         text.as_bytes(),
-        Budget {
+        PageBudget {
             offset: 1,
             max_lines: 1000,
             max_bytes: 13 * 9 + 14 * 2,

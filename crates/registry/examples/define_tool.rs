@@ -1,11 +1,14 @@
-//! Defines a typed tool, settles two calls through it and prints what a model would read.
+//! Defines a typed tool, registers it in a Location registry, settles two calls through a
+//! snapshot and prints what a model would read.
 //!
-//! Run with `cargo run -p tackle-tool-core --example define_tool`.
+//! Run with `cargo run -p tackle-registry --example define_tool`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tackle_tool_core::{Call, Content, Context, Execute, Tool, ToolError, ToolFailure};
+use tackle_output_store::{OutputStore, StoreConfig};
+use tackle_registry::{ApplicationTools, ToolRegistry};
+use tackle_tool_core::{Call, Content, Context, Execute, ShowAll, Tool, ToolError, ToolFailure};
 
 /// Counts the words of a text.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -58,20 +61,26 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         serde_json::to_string_pretty(&*definition)?
     );
 
+    // A Location registry with its output store; the guard keeps the tool registered.
+    let data = tempfile::tempdir()?;
+    let registry = ToolRegistry::new(
+        &ApplicationTools::new(),
+        OutputStore::new(StoreConfig::in_data_dir(data.path())),
+    );
+    let _guard = registry
+        .tools()
+        .register([("word_count".to_owned(), tool)])?;
+    let snapshot = registry.materialize(&ShowAll);
+
     let ctx = Context::new("example-session");
     for input in [
         json!({"text": "the quick brown fox", "min_len": 4}),
         json!({"text": 42}),
     ] {
         let call = Call::new("call_1", "word_count", input);
-        match tool.settle(&call, &ctx.for_call(&call.id)).await {
-            Ok(output) => println!(
-                "result: {}",
-                serde_json::to_string(&output.to_result_value())?
-            ),
-            Err(ToolError::Failure(failure)) => println!("error result: {}", failure.message),
-            Err(other) => return Err(other.into()),
-        }
+        // An invalid input is an error result the model reads, not an `Err`.
+        let settlement = snapshot.settle(&call, &ctx).await?;
+        println!("result: {}", serde_json::to_string(&settlement.result())?);
     }
     Ok(())
 }
