@@ -1,17 +1,20 @@
 //! `cargo xtask tidy`: rules the compiler does not check.
 //!
-//! - Layering (design.md): tool-core depends on no workspace crate; output-store and permission
-//!   only on tool-core; the registry never reaches permission, directly or transitively; nothing
-//!   depends on the binary or on xtask.
+//! - Layering (the arrows of docs/architecture.md): tool-core depends on no workspace crate;
+//!   output-store and permission only on tool-core; the registry never reaches permission,
+//!   directly or transitively; nothing depends on the binary or on xtask.
 //! - Every workspace crate has a crate doc (`//!`).
 //! - No unfinished-code macros and no ignored tests in the tree.
 //! - Every dependency is declared once, in `[workspace.dependencies]`, and inherited.
+//! - Every reference code cited in comments and docs is defined in `docs/reference.md`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cargo_metadata::{DependencyKind, Metadata};
+
+mod references;
 
 /// Runs every tidy check on the workspace at `root`; the error lists every problem found.
 pub(crate) fn run(root: &Path) -> Result<(), Vec<String>> {
@@ -20,6 +23,7 @@ pub(crate) fn run(root: &Path) -> Result<(), Vec<String>> {
     problems.extend(crate_docs(&metadata));
     problems.extend(source_hygiene(root));
     problems.extend(inherited_dependencies(&metadata));
+    problems.extend(references::check(root));
     if problems.is_empty() {
         Ok(())
     } else {

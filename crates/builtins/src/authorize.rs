@@ -1,4 +1,4 @@
-//! The permission order every path-taking leaf follows (reference §10, "common leaf pattern").
+//! The permission order every path-taking leaf follows (the reference's common leaf order).
 //!
 //! resolve → `external_directory` on `<dir>/*` (only for a path outside the Location) → the
 //! tool's own action on the canonical resource → only then read or touch the file. A denial at

@@ -1,4 +1,4 @@
-//! `question`: ask the user through the host (reference §10.8 QU1–QU6).
+//! `question`: ask the user through the host (reference QU1–QU6).
 //!
 //! The host supplies a [`QuestionService`]; a host that cannot ask anyone (headless) supplies
 //! none, and the tool is then left out of the catalog instead of being offered and hanging

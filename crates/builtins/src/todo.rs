@@ -1,4 +1,4 @@
-//! `todowrite`: the session's todo list, replaced as a whole (reference §10.10 TD1–TD3).
+//! `todowrite`: the session's todo list, replaced as a whole (reference TD1–TD3).
 //!
 //! Beyond the reference, `status` and `priority` are validated: a bad value is an input error
 //! naming the allowed values. The list lives in a [`TodoStore`] that the host owns and can read

@@ -1,4 +1,4 @@
-//! apply_patch fixture scenarios (codex's format, rust-anchors (b)): every directory under
+//! apply_patch fixture scenarios (codex's apply-patch scenario format): every directory under
 //! `tests/fixtures/apply_patch/NNN_name/` holds `patch.txt`, `input/` (absent: an empty tree)
 //! and `expected/` (absent: an empty tree), and optionally `readonly.txt` naming input files
 //! made read-only first. The runner copies `input/` into a fresh Location, settles

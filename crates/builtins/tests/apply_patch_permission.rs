@@ -1,4 +1,4 @@
-//! apply_patch's permission order and tool contract (reference §12.6, PA6–PA12): every path is
+//! apply_patch's permission order and tool contract (reference PA6–PA12): every path is
 //! resolved first, `external_directory` is asked once per outside directory, then one `edit`
 //! with every resource; nothing is read before approval; a refusal changes nothing.
 

@@ -1,4 +1,4 @@
-//! The bash tool's contract (reference §12.7, BA1–BA11) with real processes: model texts,
+//! The bash tool's contract (reference BA1–BA11) with real processes: model texts,
 //! structured results, the permission order, capture limits, normalisation and environment.
 
 use std::fs;

@@ -1,4 +1,4 @@
-//! `question` (reference §12.11, QU1–QU6).
+//! `question` (reference QU1–QU6).
 
 use std::sync::{Arc, Mutex};
 

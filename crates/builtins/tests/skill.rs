@@ -1,4 +1,4 @@
-//! `skill` (reference §12.12, SK2–SK5) and skill discovery.
+//! `skill` (reference SK2–SK5) and skill discovery.
 
 use std::fs;
 use std::path::{Path, PathBuf};

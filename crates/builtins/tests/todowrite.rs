@@ -1,4 +1,4 @@
-//! `todowrite` (reference §12.13, TD1–TD3) and the todo store.
+//! `todowrite` (reference TD1–TD3) and the todo store.
 
 use serde_json::json;
 use tackle_builtins::todo::{Todo, TodoPriority, TodoStatus, TodoStore, todowrite_tool};

@@ -1,4 +1,4 @@
-//! `webfetch` against scripted servers on loopback addresses (reference §12.14, WF1–WF8, and
+//! `webfetch` against scripted servers on loopback addresses (reference WF1–WF8, and
 //! the SSRF guard).
 
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! `websearch` against scripted provider endpoints on 127.0.0.1 (reference §12.15, WS1–WS7).
+//! `websearch` against scripted provider endpoints on 127.0.0.1 (reference WS1–WS7).
 
 use std::collections::HashMap;
 

@@ -1,4 +1,4 @@
-//! `bound`: the reference's cases (§12.3) adapted to text bounding, and the fast path.
+//! `bound`: the reference's cases adapted to text bounding, and the fast path.
 
 use serde_json::json;
 use tackle_output_store::{MAX_BYTES, OutputRef, StoreConfig, StoreError};

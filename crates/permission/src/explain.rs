@@ -1,4 +1,4 @@
-//! Why a call is allowed, asked or blocked (user-demands R3).
+//! Why a call is allowed, asked or blocked: the rule that decided and where it came from.
 
 use std::fmt;
 

@@ -1,4 +1,4 @@
-//! What a tool asks for, and how a host answers (reference §8.1 P2–P4).
+//! What a tool asks for, and how a host answers (reference P2–P4).
 
 use std::future::Future;
 use std::pin::Pin;

@@ -1,4 +1,4 @@
-//! Rules, rulesets and their evaluation (reference §8.3 P9, §5.2 RG7).
+//! Rules, rulesets and their evaluation (reference P9, RG7).
 
 use std::fmt;
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! The permission service: assert, ask, reply, close (reference §8.3 P11–P16).
+//! The permission service: assert, ask, reply, close (reference P11–P16).
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};

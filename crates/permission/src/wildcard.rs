@@ -1,4 +1,4 @@
-//! The wildcard matcher of permission patterns (reference §8.2, P6–P8).
+//! The wildcard matcher of permission patterns (reference P6–P8).
 //!
 //! `*` matches any run of characters (newlines included), `?` exactly one character (a Unicode
 //! scalar value), everything else itself; the match is anchored at both ends; `\` is read as `/`

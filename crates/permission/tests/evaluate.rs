@@ -35,7 +35,7 @@ fn last_match_wins_and_no_match_asks() {
 
 #[test]
 fn deny_all_then_allow_read() {
-    // §12.17: [{*,*,deny},{read,*,allow}]
+    // The reference's case: [{*,*,deny},{read,*,allow}]
     let set = rules(&[("*", "*", Deny), ("read", "*", Allow)]);
     assert_eq!(set.evaluate("read", "tool_123"), Allow);
     assert_eq!(
@@ -46,7 +46,7 @@ fn deny_all_then_allow_read() {
 
 #[test]
 fn bash_pwd_allow_all_or_no_rules() {
-    // §12.17
+    // The reference's case.
     assert_eq!(rules(&[("*", "*", Allow)]).evaluate("bash", "pwd"), Allow);
     assert_eq!(rules(&[]).evaluate("bash", "pwd"), Ask);
 }

@@ -1,4 +1,4 @@
-//! The permission service: assert, replies, pending requests, close (P11–P16, §12.17).
+//! The permission service: assert, replies, pending requests, close (P11–P16).
 
 use std::sync::Arc;
 
@@ -105,7 +105,7 @@ async fn asker_replies() {
         other => panic!("{other:?}"),
     }
 
-    // "always" from the asker saves the request's patterns (§12.17).
+    // "always" from the asker saves the request's patterns (P14).
     let always = service(&[("*", "*", Ask)], AnswerAll(Reply::Always));
     always
         .assert(request("s", "read", &["src/a.ts"]).with_save(vec!["src/*".into()]))
@@ -120,7 +120,7 @@ async fn asker_replies() {
 
 #[tokio::test]
 async fn always_saves_and_later_requests_do_not_ask() {
-    // §12.17: always with save ["src/*"] persists {read, src/*}; src/next.ts then passes.
+    // P14: always with save ["src/*"] persists {read, src/*}; src/next.ts then passes.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("approvals.json");
     let recorder = Recorder::default();
@@ -159,7 +159,7 @@ async fn always_saves_and_later_requests_do_not_ask() {
 
 #[tokio::test]
 async fn saved_approval_allows_but_configured_deny_wins() {
-    // §12.17 and P11.
+    // P11.
     let saved = SavedApprovals::in_memory();
     saved.add("bash", &["pwd".into()]).unwrap();
     let asked = Permission::new(

@@ -1,4 +1,5 @@
-//! Registration, shadowing and catalog filtering (reference §12.1–§12.2).
+//! Registration, shadowing and catalog filtering (the reference's registry and application-tool
+//! cases).
 
 use std::sync::Arc;
 

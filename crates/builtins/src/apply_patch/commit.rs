@@ -1,4 +1,4 @@
-//! Committing a prepared patch all or nothing (P1 steps 4–5).
+//! Committing a prepared patch all or nothing (step 4 of a call, see the module docs).
 //!
 //! Every file is written atomically through [`FileMutation`] (temp file and rename), after
 //! checking under its lock that the bytes are still the ones the patch was prepared against.

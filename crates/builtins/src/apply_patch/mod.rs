@@ -1,5 +1,5 @@
 //! The `apply_patch` tool: the `*** Begin Patch` format models are trained on, applied all or
-//! nothing (reference §10.5, user demands P1–P6).
+//! nothing (reference PA1–PA12, made transactional).
 //!
 //! Order of a call, each step finishing before the next starts:
 //! 1. parse leniently (`parse.rs`); errors name the patch line and the offending text;

@@ -1,4 +1,4 @@
-//! Preparing a whole patch in memory before anything is written (reference PA8, P1 step 3).
+//! Preparing a whole patch in memory before anything is written (reference PA8; step 3 of a call).
 //!
 //! The hunks run against a virtual view of the files they name, so a later hunk sees what an
 //! earlier one did (an update after an add, a move after an update). Nothing here touches the

@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn cuts_fall_on_character_boundaries() {
-        // "é" is C3 A9; the head would end on C3 and the tail start on A9.
+        // "é" is 0xC3 0xA9; the head would end on 0xC3 and the tail start on 0xA9.
         let text = "aaé".repeat(4);
         let got = capture(6, &[text.as_bytes()]);
         assert!(std::str::from_utf8(&got.head).is_ok());

@@ -6,7 +6,7 @@
 
 use std::ffi::{OsStr, OsString};
 
-/// Variables set for every command (reference user-demands B1).
+/// Variables set for every command, so that no pager, editor or prompt waits for input.
 pub(crate) const OVERLAY: &[(&str, &str)] = &[
     ("PAGER", "cat"),
     ("GIT_PAGER", "cat"),

@@ -1,4 +1,4 @@
-//! The `bash` tool (reference §10.1 BA1–BA11): a shell command that cannot hang the call,
+//! The `bash` tool (reference BA1–BA11): a shell command that cannot hang the call,
 //! cannot leak unbounded output, and is permitted command by command.
 //!
 //! Order of a call: decode (timeout 1..=600000 ms) → resolve `workdir` through the Location

@@ -1,5 +1,5 @@
 //! The `read` leaf: a page of a text file, a directory listing, an image or PDF attachment, or a
-//! page of a managed output (reference §10.2, with the legacy V1 model text).
+//! page of a managed output (the reference's read, with the legacy V1 model text).
 //!
 //! Order: resolve → `external_directory` → `read` → only then stat or open anything. A
 //! `tool-output://` reference is served by the output store without a permission prompt.

@@ -1,4 +1,4 @@
-//! The wall-clock budget of one search (user-demands G1: partial results, not a timeout).
+//! The wall-clock budget of one search (out of time: partial results, not an error).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

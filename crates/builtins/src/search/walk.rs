@@ -1,6 +1,6 @@
 //! The one directory walk behind glob and grep, so that both tools see the same files.
 //!
-//! Policy (user-demands G1, G3):
+//! Policy:
 //! - `.gitignore`, `.ignore`, `.git/info/exclude` and the global git excludes are respected,
 //!   also outside a git repository (a `.gitignore` states intent wherever it is);
 //! - hidden files and directories are included, except anything named `.git`;

@@ -1,4 +1,4 @@
-//! `skill`: load a discovered skill's instructions (reference §10.9 SK2–SK5).
+//! `skill`: load a discovered skill's instructions (reference SK2–SK5).
 //!
 //! Discovery ([`SkillCatalog`]) happens when the tool is built, so the tool's description can
 //! list every available skill (`name: description`); the skill's file is read again when it

@@ -1,4 +1,4 @@
-//! `webfetch`: fetch a URL as Markdown, text or HTML (reference §10.11 WF1–WF8).
+//! `webfetch`: fetch a URL as Markdown, text or HTML (reference WF1–WF8).
 //!
 //! Order: parse and check the URL (http/https only, an IP literal must pass the SSRF guard)
 //! -> assert `webfetch` on the URL -> request. Redirects are followed by hand, at most

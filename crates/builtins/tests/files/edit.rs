@@ -1,4 +1,4 @@
-//! The edit leaf (reference §12.4, the match ladder and its diagnostics).
+//! The edit leaf (the reference's edit cases, the match ladder and its diagnostics).
 
 use std::process::Command;
 

@@ -1,4 +1,4 @@
-//! Path resolution against a Location (reference §12.16, LM1–LM8).
+//! Path resolution against a Location (reference LM1–LM8).
 
 use std::os::unix::fs::symlink;
 

@@ -1,4 +1,4 @@
-//! The read leaf (reference §12.8 and the legacy model text).
+//! The read leaf (the reference's read cases and the legacy model text).
 
 use std::os::unix::fs::symlink;
 

@@ -1,4 +1,4 @@
-//! The write leaf (reference §12.5).
+//! The write leaf (the reference's write cases, WR1–WR4).
 
 use std::os::unix::fs::PermissionsExt;
 

@@ -1,4 +1,4 @@
-//! glob: §12.10 and the behaviour of issue 8.
+//! glob: the reference's cases and the behaviour of issue 8.
 
 use serde_json::{Value, json};
 use tackle_builtins::search::SearchSettings;
@@ -116,7 +116,7 @@ async fn default_limit_is_100() {
 
 #[tokio::test]
 async fn permission_metadata_has_no_absent_keys() {
-    // §12.10: `{root: "."}` alone, and `{root, path, limit}` when given.
+    // GL1: `{root: "."}` alone, and `{root, path, limit}` when given.
     let f = Fixture::new();
     std::fs::create_dir(f.root.join("src")).unwrap();
     f.call("glob", json!({"pattern": "*.rs"})).await.unwrap();

@@ -1,11 +1,11 @@
-//! grep: §12.9 and the behaviour of issue 8.
+//! grep: the reference's cases and the behaviour of issue 8.
 
 use serde_json::json;
 
 use super::fixture::{Fixture, age_file};
 
-/// §12.9's fixture: `match.txt` and `nested/match.txt` with `needle` on line 2, and a sibling
-/// without it.
+/// The reference's fixture: `match.txt` and `nested/match.txt` with `needle` on line 2, and a
+/// sibling without it.
 fn needles() -> Fixture {
     let f = Fixture::new();
     f.write_aged("match.txt", "hay\nneedle\nhay\n", 20);

@@ -1,4 +1,4 @@
-//! `websearch`: search the web through a configured [`SearchProvider`] (reference §10.12).
+//! `websearch`: search the web through a configured [`SearchProvider`] (reference WS1–WS7).
 //!
 //! Providers are pluggable; [`ExaProvider`] and [`ParallelProvider`] speak the Exa-style and
 //! Parallel-style MCP endpoints. With no provider configured the tool is not offered. A
