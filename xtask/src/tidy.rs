@@ -7,6 +7,7 @@
 //! - No unfinished-code macros and no ignored tests in the tree.
 //! - Every dependency is declared once, in `[workspace.dependencies]`, and inherited.
 //! - Every reference code cited in comments and docs is defined in `docs/reference.md`.
+//! - Only the registry runs a tool (`executor`); builtins never depend on the registry.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use std::process::Command;
 
 use cargo_metadata::{DependencyKind, Metadata};
 
+mod executor;
 mod references;
 
 /// Runs every tidy check on the workspace at `root`; the error lists every problem found.
@@ -24,6 +26,7 @@ pub(crate) fn run(root: &Path) -> Result<(), Vec<String>> {
     problems.extend(source_hygiene(root));
     problems.extend(inherited_dependencies(&metadata));
     problems.extend(references::check(root));
+    problems.extend(executor::check(root));
     if problems.is_empty() {
         Ok(())
     } else {
@@ -121,11 +124,13 @@ impl Graph {
     }
 }
 
-/// One layer's rule: the workspace crates it may reach (`None`: any) and those it must not.
+/// One layer's rule: the workspace crates it may reach (`None`: any), those it must not, and
+/// those its tests may use but its product code must not.
 struct Layer {
     krate: &'static str,
     only: Option<&'static [&'static str]>,
     forbidden: &'static [&'static str],
+    forbidden_build: &'static [&'static str],
 }
 
 const LAYERS: &[Layer] = &[
@@ -133,26 +138,33 @@ const LAYERS: &[Layer] = &[
         krate: "tackle-tool-core",
         only: Some(&[]),
         forbidden: &[],
+        forbidden_build: &[],
     },
     Layer {
         krate: "tackle-output-store",
         only: Some(&["tackle-tool-core"]),
         forbidden: &[],
+        forbidden_build: &[],
     },
     Layer {
         krate: "tackle-permission",
         only: Some(&["tackle-tool-core"]),
         forbidden: &[],
+        forbidden_build: &[],
     },
     Layer {
         krate: "tackle-registry",
         only: None,
         forbidden: &["tackle-permission", "tackle-builtins", "tackle"],
+        forbidden_build: &[],
     },
     Layer {
         krate: "tackle-builtins",
         only: None,
         forbidden: &["tackle"],
+        // The leaves need tool-core, permission and output-store; registering them is the
+        // host's wiring. Tests settle through a registry, as a host does.
+        forbidden_build: &["tackle-registry"],
     },
 ];
 
@@ -163,6 +175,7 @@ pub(crate) fn layering(graph: &Graph) -> Vec<String> {
         krate,
         only,
         forbidden,
+        forbidden_build,
     } in LAYERS
     {
         if !graph.build.contains_key(*krate) {
@@ -175,6 +188,14 @@ pub(crate) fn layering(graph: &Graph) -> Vec<String> {
             if !allowed || forbidden.contains(&dep.as_str()) {
                 problems.push(format!("layering: {krate} must not depend on {dep}"));
             }
+        }
+        for dep in reached
+            .iter()
+            .filter(|dep| forbidden_build.contains(&dep.as_str()))
+        {
+            problems.push(format!(
+                "layering: {krate} must not depend on {dep} outside its tests"
+            ));
         }
     }
     for (krate, deps) in graph.build.iter().chain(&graph.dev) {
@@ -215,7 +236,7 @@ fn crate_docs(metadata: &Metadata) -> Vec<String> {
     problems
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -340,6 +361,7 @@ mod tests {
             "tackle-output-store",
             "tackle-registry",
             "tackle-permission",
+            "tackle-builtins",
             "middle",
         ];
         let members: Vec<String> = crates.iter().map(|c| format!("\"{c}\"")).collect();
@@ -407,6 +429,32 @@ mod tests {
                 "layering: tackle-tool-core must not depend on middle",
             ]
         );
+    }
+
+    #[test]
+    fn builtins_may_use_the_registry_only_in_tests() {
+        let dir = tempfile::tempdir().unwrap();
+        write_workspace(dir.path(), &[("tackle-builtins", "tackle-registry")]);
+        let graph = Graph::from_metadata(&metadata(dir.path()).unwrap());
+        assert_eq!(
+            layering(&graph),
+            vec!["layering: tackle-builtins must not depend on tackle-registry outside its tests"]
+        );
+        // The same edge as a dev-dependency is how its tests settle through the boundary.
+        let dir = tempfile::tempdir().unwrap();
+        write_workspace(dir.path(), &[]);
+        let manifest = dir.path().join("tackle-builtins/Cargo.toml");
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        std::fs::write(
+            &manifest,
+            text.replace(
+                "[dependencies]\n",
+                "[dependencies]\n\n[dev-dependencies]\ntackle-registry = { path = \"../tackle-registry\" }\n",
+            ),
+        )
+        .unwrap();
+        let graph = Graph::from_metadata(&metadata(dir.path()).unwrap());
+        assert!(layering(&graph).is_empty(), "{:?}", layering(&graph));
     }
 
     #[test]
