@@ -1,7 +1,8 @@
 //! Project automation for tackle, run as `cargo xtask <task>`.
 //!
 //! - `ci`: everything CI checks, in order: fmt, clippy (`-D warnings`), nextest, doc tests, the
-//!   builtins again without default features, tidy.
+//!   feature matrix (tool-core and builtins with no default features, then each feature alone),
+//!   tidy.
 //! - `tidy`: the architecture and hygiene rules that the compiler cannot check (see [`tidy`]).
 //! - `bench <name>`: the benchmarks that issues ask for, each against its named peer.
 //!
@@ -114,33 +115,44 @@ fn ci(root: &Path) -> Result<(), String> {
             "--no-fail-fast",
         ],
         &["test", "--workspace", "--doc", "--locked"],
-        // The builtins without the `web` feature: file and shell tools with no HTTP/TLS stack.
-        &[
-            "clippy",
-            "--package",
-            "tackle-builtins",
-            "--all-targets",
-            "--no-default-features",
-            "--locked",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        &[
-            "nextest",
-            "run",
-            "--package",
-            "tackle-builtins",
-            "--no-default-features",
-            "--locked",
-            "--no-tests=warn",
-        ],
     ];
     for step in steps {
         cargo(root, step)?;
     }
+    feature_matrix(root)?;
     tidy::run(root).map_err(|problems| problems.join("\n"))?;
     eprintln!("xtask: ci passed");
+    Ok(())
+}
+
+/// Crates whose features select what a downstream crate gets, and the features that must each
+/// build and pass the tests alone (after the crate with none of them).
+const FEATURE_MATRIX: &[(&str, &[&str])] = &[
+    ("tackle-tool-core", &["dynamic"]),
+    (
+        "tackle-builtins",
+        &["bash", "search", "apply-patch", "web", "media"],
+    ),
+];
+
+/// Clippy and the tests of each crate in [`FEATURE_MATRIX`] with no default features, then
+/// with each feature alone (the workspace run already covered all of them together).
+fn feature_matrix(root: &Path) -> Result<(), String> {
+    for (package, features) in FEATURE_MATRIX {
+        for feature in std::iter::once(None).chain(features.iter().map(Some)) {
+            let mut selection = vec!["--package", package, "--no-default-features"];
+            if let Some(feature) = feature {
+                selection.extend(["--features", feature]);
+            }
+            let mut clippy = vec!["clippy", "--all-targets", "--locked"];
+            clippy.extend(&selection);
+            clippy.extend(["--", "-D", "warnings"]);
+            cargo(root, &clippy)?;
+            let mut nextest = vec!["nextest", "run", "--locked", "--no-tests=warn"];
+            nextest.extend(&selection);
+            cargo(root, &nextest)?;
+        }
+    }
     Ok(())
 }
 

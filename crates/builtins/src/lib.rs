@@ -9,8 +9,10 @@
 //! - Writes are atomic, serialized per canonical path and uninterruptible ([`FileMutation`]).
 //! - No tool loses or changes a byte it was not asked to change.
 
+#[cfg(feature = "apply-patch")]
 pub mod apply_patch;
 pub mod authorize;
+#[cfg(feature = "bash")]
 pub mod bash;
 pub mod diff;
 pub mod edit;
@@ -20,6 +22,7 @@ pub mod location;
 pub mod mutation;
 pub mod question;
 pub mod read;
+#[cfg(feature = "search")]
 pub mod search;
 pub mod skill;
 pub mod todo;
@@ -85,15 +88,23 @@ impl LocationServices {
 
 /// Every builtin leaf for the Location of `services`, by name, in catalog order.
 pub fn builtin_tools(services: &LocationServices) -> Vec<(String, Tool)> {
-    let mut tools = vec![
-        ("bash".to_owned(), bash::tool(services)),
-        ("read".to_owned(), read::tool(services)),
-        ("edit".to_owned(), edit::tool(services)),
-        ("write".to_owned(), write::tool(services)),
-        ("apply_patch".to_owned(), apply_patch::tool(services)),
-        ("glob".to_owned(), search::glob_for(services)),
-        ("grep".to_owned(), search::grep_for(services)),
-    ];
+    // Each family is there only with its cargo feature.
+    let mut tools: Vec<(String, Tool)> = [
+        #[cfg(feature = "bash")]
+        ("bash", bash::tool(services)),
+        ("read", read::tool(services)),
+        ("edit", edit::tool(services)),
+        ("write", write::tool(services)),
+        #[cfg(feature = "apply-patch")]
+        ("apply_patch", apply_patch::tool(services)),
+        #[cfg(feature = "search")]
+        ("glob", search::glob_for(services)),
+        #[cfg(feature = "search")]
+        ("grep", search::grep_for(services)),
+    ]
+    .into_iter()
+    .map(|(name, tool)| (name.to_owned(), tool))
+    .collect();
     // question, skill, todowrite, webfetch, websearch: those the services make usable.
     tools.extend(interactive_tools(
         &services.permission,

@@ -1,15 +1,22 @@
 //! Integration tests of tackle-builtins.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(feature = "apply-patch")]
 mod apply_patch;
+#[cfg(feature = "apply-patch")]
 mod apply_patch_permission;
+#[cfg(feature = "bash")]
 mod bash;
+#[cfg(feature = "bash")]
 mod bash_hang;
+#[cfg(feature = "bash")]
 mod bash_permission;
+#[cfg(feature = "bash")]
 mod bash_support;
 mod files;
 mod interactive_support;
 mod question;
+#[cfg(feature = "search")]
 mod search;
 mod skill;
 mod todowrite;

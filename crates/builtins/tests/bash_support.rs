@@ -143,19 +143,7 @@ pub(crate) async fn settle(tool: &Tool, input: Value) -> Result<ToolOutput, Tool
     settle_with(tool, input, &Context::new("ses_1")).await
 }
 
-/// The model text of a successful settlement.
-pub(crate) fn text(output: &ToolOutput) -> String {
-    assert_eq!(output.content.len(), 1, "{output:?}");
-    output.content[0].as_text().unwrap().to_owned()
-}
-
-/// The message of a failure.
-pub(crate) fn failure(result: Result<ToolOutput, ToolError>) -> String {
-    match result {
-        Err(ToolError::Failure(failure)) => failure.message,
-        other => panic!("expected a failure, got {other:?}"),
-    }
-}
+pub(crate) use crate::interactive_support::{failure, text};
 
 /// Live (not zombie) processes whose process group is `group`.
 pub(crate) fn group_members(group: i32) -> Vec<(i32, String)> {

@@ -97,4 +97,16 @@ pub(crate) async fn settle_in(
 }
 
 // The model text of a success and the message of a failure: shared with the bash tests.
-pub(crate) use crate::bash_support::{failure, text};
+/// The model text of a successful settlement.
+pub(crate) fn text(output: &ToolOutput) -> String {
+    assert_eq!(output.content.len(), 1, "{output:?}");
+    output.content[0].as_text().unwrap().to_owned()
+}
+
+/// The message of a failure.
+pub(crate) fn failure(result: Result<ToolOutput, ToolError>) -> String {
+    match result {
+        Err(ToolError::Failure(failure)) => failure.message,
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}

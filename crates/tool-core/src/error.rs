@@ -130,6 +130,7 @@ impl RegistrationError {
 }
 
 /// A JSON Schema given to [`Tool::dynamic`](crate::Tool::dynamic) is not a valid schema.
+#[cfg(feature = "dynamic")]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid {which} schema: {message}")]
 pub struct InvalidSchema {

@@ -22,6 +22,7 @@
 mod budget;
 mod content;
 mod context;
+#[cfg(feature = "dynamic")]
 mod dynamic;
 mod error;
 mod name;
@@ -32,8 +33,11 @@ mod visibility;
 pub use budget::{Budget, MAX_BYTES, MAX_LINES, MAX_STRUCTURED_BYTES};
 pub use content::{Content, OutputContent, ResultValue, ToolOutput};
 pub use context::{Call, Context};
+#[cfg(feature = "dynamic")]
 pub use dynamic::DynamicTool;
-pub use error::{Defect, Halt, InvalidSchema, RegistrationError, ToolError, ToolFailure};
+#[cfg(feature = "dynamic")]
+pub use error::InvalidSchema;
+pub use error::{Defect, Halt, RegistrationError, ToolError, ToolFailure};
 pub use name::validate_name;
 pub use schema::{input_schema_for, output_schema_for};
 pub use tool::{Definition, Execute, FnExecute, Tool, TypedTool, from_fn};

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on broken setup
 
+#[cfg(feature = "dynamic")]
 mod dynamic;
 mod schemas;
 mod settle;

@@ -44,6 +44,7 @@ impl Encoding {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Sniffed {
     /// An image or PDF, returned as an attachment with this media type.
+    #[cfg_attr(not(feature = "media"), allow(dead_code))]
     Media(&'static str),
     /// Not text.
     Binary,
@@ -55,6 +56,7 @@ pub(crate) enum Sniffed {
 
 /// Sniffs `sample`, the first bytes of the file at `path`; `complete` when it is the whole file.
 pub(crate) fn sniff(sample: &[u8], complete: bool, path: &Path) -> Sniffed {
+    #[cfg(feature = "media")]
     if let Some(kind) = infer::get(sample) {
         match kind.mime_type() {
             "image/png" => return Sniffed::Media("image/png"),
@@ -148,6 +150,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "media")]
     fn media_by_magic() {
         assert_eq!(
             of(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "pixel.bin"),

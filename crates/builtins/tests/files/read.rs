@@ -82,6 +82,7 @@ async fn a_denial_reads_nothing() {
     assert!(fx.asked().is_empty());
 }
 
+#[cfg(feature = "media")]
 #[tokio::test]
 async fn images_and_pdfs_are_attachments() {
     let fx = Fixture::new();
@@ -119,6 +120,16 @@ async fn images_and_pdfs_are_attachments() {
     );
 }
 
+/// Without the `media` feature an image is a binary file, refused like any other.
+#[cfg(not(feature = "media"))]
+#[tokio::test]
+async fn without_media_images_are_binary_files() {
+    let fx = Fixture::new();
+    fx.put("pixel.png", PNG);
+    insta::assert_snapshot!(fx.failure("read", json!({"path": "pixel.png"})).await, @"Cannot read binary file: pixel.png");
+}
+
+#[cfg(feature = "media")]
 #[tokio::test]
 async fn oversized_media_is_refused() {
     let fx = Fixture::new();
