@@ -3,8 +3,10 @@
 //! The model reads the text parts, so the text is what is bounded (never a JSON envelope of
 //! it): the text parts joined, a newline between two parts when the first does not end with
 //! one. Output within the limits is returned as it came, without copying or serializing
-//! anything. Media parts are never cut; the structured value is bounded on its own.
+//! anything. Media parts are never cut; the structured value is bounded on its own, except a
+//! text tool's, which is its text and follows it.
 
+use serde_json::Value;
 use tackle_tool_core::{OutputContent, ToolOutput};
 
 use crate::preview::{self, Limits, MarkerInfo};
@@ -117,18 +119,27 @@ impl OutputStore {
         let mut omitted_lines = 0;
         let mut omitted_bytes = 0;
         let mut references = Vec::new();
+        // A text tool's structured value is its text (a JSON string): bounded once, as the
+        // text, never saved a second time.
+        let structured_is_text = matches!(
+            (&output.structured, output.content.as_slice()),
+            (Value::String(structured), [OutputContent::Text { text }]) if structured == text
+        );
         if let Some(text) = self.bound_content(session_id, call_id, &output.content)? {
             truncated |= text.omitted_bytes > 0;
             omitted_lines += text.omitted_lines;
             omitted_bytes += text.omitted_bytes;
             references.push(text.reference);
+            if structured_is_text {
+                output.structured = Value::String(text.preview.clone());
+            }
             let (content, replaced) =
                 replace_text(std::mem::take(&mut output.content), text.preview);
             output.content = content;
             release(replaced);
         }
         let limit = self.config().max_structured_bytes();
-        if !structured::fits(&output.structured, limit)? {
+        if !structured_is_text && !structured::fits(&output.structured, limit)? {
             let bytes = structured::compact_len(&output.structured, usize::MAX)?.unwrap_or(0);
             let pretty =
                 serde_json::to_vec_pretty(&output.structured).map_err(StoreError::Encode)?;

@@ -123,17 +123,12 @@ impl ToolRegistry {
         let entries = merged
             .into_iter()
             .filter(|(name, entry)| !visibility.wholly_disabled(entry.tool.permission(name)))
-            // Names were validated at registration, so deriving a definition cannot fail.
-            .filter_map(|(name, entry)| {
-                let definition = entry.tool.definition(&name).ok()?;
-                Some((
-                    name,
-                    SnapEntry {
-                        id: entry.id,
-                        tool: entry.tool,
-                        definition,
-                    },
-                ))
+            .map(|(name, entry)| {
+                let entry = SnapEntry {
+                    id: entry.id,
+                    tool: entry.tool,
+                };
+                (name, entry)
             })
             .collect();
         Materialization::new(Arc::clone(&self.inner), session.map(str::to_owned), entries)

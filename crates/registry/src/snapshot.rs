@@ -1,6 +1,6 @@
 //! Snapshots of the effective tools and the settle boundary.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -16,7 +16,6 @@ use crate::registry::RegistryInner;
 pub(crate) struct SnapEntry {
     pub(crate) id: u64,
     pub(crate) tool: Tool,
-    pub(crate) definition: Arc<Definition>,
 }
 
 /// An immutable snapshot of the tools offered for one model turn, and the only way to execute
@@ -26,7 +25,8 @@ pub struct Materialization {
     registry: Arc<RegistryInner>,
     session: Option<String>,
     entries: IndexMap<String, SnapEntry>,
-    definitions: Vec<Arc<Definition>>,
+    /// Derived when first asked for: settling a call needs no definition.
+    definitions: OnceLock<Vec<Arc<Definition>>>,
 }
 
 /// The result of one settled call.
@@ -153,22 +153,24 @@ impl Materialization {
         session: Option<String>,
         entries: IndexMap<String, SnapEntry>,
     ) -> Self {
-        let definitions = entries
-            .values()
-            .map(|e| Arc::clone(&e.definition))
-            .collect();
         Self {
             registry,
             session,
             entries,
-            definitions,
+            definitions: OnceLock::new(),
         }
     }
 
     /// The definitions the model is shown, in catalog order; the same `Arc`s across snapshots
     /// while a registration is unchanged.
     pub fn definitions(&self) -> &[Arc<Definition>] {
-        &self.definitions
+        self.definitions.get_or_init(|| {
+            self.entries
+                .iter()
+                // Names were validated at registration, so deriving a definition cannot fail.
+                .filter_map(|(name, entry)| entry.tool.definition(name).ok())
+                .collect()
+        })
     }
 
     /// True when the snapshot offers `name`.

@@ -410,5 +410,12 @@ async fn a_spilling_settle_works_on_a_single_threaded_runtime() {
         .settle(&Call::new("c", "big", json!(null)), &Context::new("s"))
         .await
         .unwrap();
-    assert!(settlement.truncated() && !settlement.references().is_empty());
+    // The text and the structured value (the same string) are saved once.
+    assert!(settlement.truncated() && settlement.references().len() == 1);
+    let output = settlement.output().unwrap();
+    assert_eq!(
+        output.structured.as_str(),
+        output.content[0].as_text(),
+        "the structured string follows the bounded text"
+    );
 }

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use jsonschema::Validator;
 use serde_json::Value;
 
-use crate::tool::{Runtime, SettleFuture, default_content, invalid_input, invalid_output};
+use crate::tool::{Runtime, Schema, SettleFuture, default_content, invalid_input, invalid_output};
 use crate::{Content, Context, InvalidSchema, Tool, ToolError, ToolOutput};
 
 type DynFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send>>;
@@ -94,8 +94,8 @@ impl DynamicTool {
         };
         Ok(Tool::from_runtime(
             self.description,
-            self.input_schema,
-            output_schema,
+            Schema::ready(self.input_schema),
+            Schema::ready(output_schema),
             Box::new(runtime),
         ))
     }

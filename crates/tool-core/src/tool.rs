@@ -5,7 +5,7 @@ use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::Poll;
 
 use schemars::JsonSchema;
@@ -15,8 +15,8 @@ use serde_json::Value;
 
 use crate::schema::{input_schema_for, output_schema_for};
 use crate::{
-    Call, Content, Context, Halt, OutputContent, RegistrationError, ToolError, ToolFailure,
-    ToolOutput, validate_name,
+    Call, Content, Context, Halt, OutputContent, RegistrationError, Rendered, ToolError,
+    ToolFailure, ToolOutput, validate_name,
 };
 
 /// What a model is shown about a tool registered under a name.
@@ -44,10 +44,40 @@ pub(crate) trait Runtime: Send + Sync {
 
 struct Shared {
     description: String,
-    input_schema: Value,
-    output_schema: Value,
+    input_schema: Schema,
+    output_schema: Schema,
     runtime: Box<dyn Runtime>,
     definitions: Mutex<HashMap<String, Arc<Definition>>>,
+}
+
+/// A schema, derived on first use: running a call never needs its tool's schemas (the input
+/// type decodes itself), so a process that settles one call derives none.
+pub(crate) struct Schema {
+    value: OnceLock<Value>,
+    derive: fn() -> Value,
+}
+
+impl Schema {
+    /// A schema known already (a dynamic tool's).
+    #[cfg(feature = "dynamic")]
+    pub(crate) fn ready(value: Value) -> Self {
+        Self {
+            value: OnceLock::from(value),
+            derive: || Value::Null,
+        }
+    }
+
+    /// A schema derived by `derive` when first asked for.
+    pub(crate) fn derived(derive: fn() -> Value) -> Self {
+        Self {
+            value: OnceLock::new(),
+            derive,
+        }
+    }
+
+    fn get(&self) -> &Value {
+        self.value.get_or_init(self.derive)
+    }
 }
 
 /// The one executable tool type: a cheap, cloneable, opaque handle.
@@ -86,8 +116,8 @@ impl fmt::Debug for Tool {
 impl Tool {
     pub(crate) fn from_runtime(
         description: String,
-        input_schema: Value,
-        output_schema: Value,
+        input_schema: Schema,
+        output_schema: Schema,
         runtime: Box<dyn Runtime>,
     ) -> Self {
         let shared = Shared {
@@ -126,8 +156,8 @@ impl Tool {
             Arc::new(Definition {
                 name: name.to_owned(),
                 description: self.shared.description.clone(),
-                input_schema: self.shared.input_schema.clone(),
-                output_schema: self.shared.output_schema.clone(),
+                input_schema: self.shared.input_schema.get().clone(),
+                output_schema: self.shared.output_schema.get().clone(),
             })
         });
         Ok(Arc::clone(definition))
@@ -256,14 +286,18 @@ where
     }
 }
 
+/// Derives a schema when first asked for (see [`Schema`]).
+type SchemaFn = fn() -> Value;
 type StructuredFn<O> = Box<dyn Fn(&O) -> Result<Value, serde_json::Error> + Send + Sync>;
-type ModelFn<O> = Box<dyn Fn(&O) -> Vec<Content> + Send + Sync>;
+
+/// Takes `&mut` so a rendered output's content is moved out, not copied.
+type ModelFn<O> = Box<dyn Fn(&mut O) -> Vec<Content> + Send + Sync>;
 
 /// A typed tool being described; [`TypedTool::build`] turns it into a [`Tool`].
 pub struct TypedTool<E: Execute> {
     description: String,
     execute: E,
-    structured: Option<(Value, StructuredFn<E::Output>)>,
+    structured: Option<(SchemaFn, StructuredFn<E::Output>)>,
     model_output: Option<ModelFn<E::Output>>,
 }
 
@@ -285,7 +319,7 @@ impl<E: Execute> TypedTool<E> {
     {
         let project: StructuredFn<E::Output> =
             Box::new(move |out| serde_json::to_value(project(out)));
-        self.structured = Some((output_schema_for::<S>(), project));
+        self.structured = Some((output_schema_for::<S>, project));
         self
     }
 
@@ -297,15 +331,36 @@ impl<E: Execute> TypedTool<E> {
     where
         F: Fn(&E::Output) -> Vec<Content> + Send + Sync + 'static,
     {
-        self.model_output = Some(Box::new(project));
+        self.model_output = Some(Box::new(move |output: &mut E::Output| project(output)));
         self
     }
 
     /// The finished, opaque tool.
     pub fn build(self) -> Tool {
+        self.finish()
+    }
+}
+
+impl<E, O> TypedTool<E>
+where
+    E: Execute<Output = Rendered<O>>,
+    O: Serialize + JsonSchema + Send,
+{
+    /// The model reads the content the leaf rendered with its output ([`Rendered`]).
+    #[must_use]
+    pub fn rendered(mut self) -> Self {
+        self.model_output = Some(Box::new(|output: &mut Rendered<O>| {
+            std::mem::take(&mut output.content)
+        }));
+        self
+    }
+}
+
+impl<E: Execute> TypedTool<E> {
+    fn finish(self) -> Tool {
         let (output_schema, structured) = match self.structured {
             Some((schema, project)) => (schema, Some(project)),
-            None => (output_schema_for::<E::Output>(), None),
+            None => (output_schema_for::<E::Output> as SchemaFn, None),
         };
         let runtime = TypedRuntime {
             execute: self.execute,
@@ -314,8 +369,8 @@ impl<E: Execute> TypedTool<E> {
         };
         Tool::from_runtime(
             self.description,
-            input_schema_for::<E::Input>(),
-            output_schema,
+            Schema::derived(input_schema_for::<E::Input>),
+            Schema::derived(output_schema),
             Box::new(runtime),
         )
     }
@@ -366,14 +421,14 @@ impl<E: Execute> Runtime for TypedRuntime<E> {
     fn run<'a>(&'a self, input: &'a Value, ctx: &'a Context) -> SettleFuture<'a> {
         Box::pin(async move {
             let input: E::Input = decode(input)?;
-            let output = self.execute.execute(input, ctx).await?;
+            let mut output = self.execute.execute(input, ctx).await?;
             let encoded = serde_json::to_value(&output).map_err(invalid_output)?;
             let projected = match &self.structured {
                 Some(project) => Some(project(&output).map_err(invalid_output)?),
                 None => None,
             };
             let content = match &self.model_output {
-                Some(project) => project(&output)
+                Some(project) => project(&mut output)
                     .into_iter()
                     .map(Content::into_output)
                     .collect(),

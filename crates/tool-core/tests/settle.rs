@@ -334,3 +334,44 @@ fn the_permission_action_defaults_to_the_name() {
     assert_eq!(tool.permission("greet"), "greet");
     assert_eq!(tool.permission("other"), "other");
 }
+
+/// A leaf that renders its model text alongside a structured output that does not keep it.
+struct Page;
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct PageOutput {
+    lines: usize,
+}
+
+impl tackle_tool_core::Execute for Page {
+    type Input = serde_json::Value;
+    type Output = tackle_tool_core::Rendered<PageOutput>;
+
+    async fn execute(
+        &self,
+        _input: serde_json::Value,
+        _ctx: &Context,
+    ) -> Result<Self::Output, ToolError> {
+        Ok(tackle_tool_core::Rendered::text(
+            PageOutput { lines: 2 },
+            "1: a\n2: b",
+        ))
+    }
+}
+
+#[tokio::test]
+async fn a_rendered_output_is_structured_as_its_output_and_read_as_its_content() {
+    let tool = Tool::typed("Pages", Page).rendered().build();
+    let definition = tool.definition("page").unwrap();
+    assert_eq!(
+        definition.output_schema,
+        tackle_tool_core::output_schema_for::<PageOutput>()
+    );
+    let output = tool
+        .run_unbounded(&Call::new("c", "page", json!({})), &Context::new("s"))
+        .await
+        .unwrap();
+    assert_eq!(output.structured, json!({"lines": 2}));
+    assert_eq!(output.content.len(), 1);
+    assert_eq!(output.content[0].as_text(), Some("1: a\n2: b"));
+}
