@@ -19,7 +19,7 @@ use std::ops::Not;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tackle_tool_core::{Content, Context, Execute, Tool, ToolError};
+use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError};
 
 pub use ladder::Rung;
 
@@ -67,8 +67,6 @@ pub struct EditOutput {
     /// Line-number prefixes copied from read's output were removed from the strings.
     #[serde(skip_serializing_if = "Not::not")]
     pub line_numbers_stripped: bool,
-    #[serde(skip)]
-    text: String,
 }
 
 /// The `edit` tool for the Location of `services` (its permission action is `edit`).
@@ -79,7 +77,7 @@ pub fn tool(services: &LocationServices) -> Tool {
             services: services.clone(),
         },
     )
-    .model_output(|output: &EditOutput| vec![Content::text(output.text.clone())])
+    .rendered()
     .build()
     .with_action("edit")
 }
@@ -90,9 +88,13 @@ struct Edit {
 
 impl Execute for Edit {
     type Input = EditInput;
-    type Output = EditOutput;
+    type Output = Rendered<EditOutput>;
 
-    async fn execute(&self, input: EditInput, ctx: &Context) -> Result<EditOutput, ToolError> {
+    async fn execute(
+        &self,
+        input: EditInput,
+        ctx: &Context,
+    ) -> Result<Rendered<EditOutput>, ToolError> {
         if input.old_string == input.new_string {
             return Err(ToolError::failure(
                 "No changes to apply: oldString and newString are identical.",
@@ -276,7 +278,7 @@ fn miss_message(text: &str, old: &str, miss: Miss) -> Failure {
 }
 
 impl Prepared {
-    fn into_output(self, max_structured_bytes: usize) -> EditOutput {
+    fn into_output(self, max_structured_bytes: usize) -> Rendered<EditOutput> {
         let first = self.plan.replacements.first();
         let inserted = first.map(|r| r.text.as_str()).unwrap_or_default();
         let mut text = format!(
@@ -304,14 +306,13 @@ impl Prepared {
             replacements: self.plan.replacements.len(),
             matched_with: self.plan.rung,
             line_numbers_stripped: self.stripped,
-            text,
         };
         // The reference's compact form: the counts stay, the bulky patch goes.
         let size = serde_json::to_vec(&output).map_or(usize::MAX, |json| json.len());
         if size > max_structured_bytes {
             output.files = output.files.into_iter().map(FileDiff::compact).collect();
         }
-        output
+        Rendered::text(output, text)
     }
 }
 

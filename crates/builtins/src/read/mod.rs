@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tackle_output_store::{MAX_INLINE_MEDIA_BYTES, OutputRef, Page, PageLimits, PagingHint};
 use tackle_tool_core::{
-    Budget, Content, Context, Execute, MAX_LINES, Tool, ToolError, ToolFailure,
+    Budget, Content, Context, Execute, MAX_LINES, Rendered, Tool, ToolError, ToolFailure,
 };
 
 pub use listing::Entry;
@@ -74,7 +74,8 @@ pub enum ReadOutput {
     Media(MediaOutput),
 }
 
-/// A page of text.
+/// A page of text. Its lines are what the model reads (numbered, in the model text); they are
+/// not repeated here, so a page that fits the call's budget is never saved a second time.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TextPageOutput {
@@ -84,8 +85,6 @@ pub struct TextPageOutput {
     pub mime: String,
     /// The encoding the text was decoded from.
     pub encoding: String,
-    /// The page's lines, without line numbers, joined with `\n`.
-    pub content: String,
     /// The number of the first line.
     pub offset: u64,
     /// Lines on this page.
@@ -99,8 +98,6 @@ pub struct TextPageOutput {
     pub next: Option<u64>,
     /// Lines shortened to 2000 characters.
     pub clamped_lines: usize,
-    #[serde(skip)]
-    text: String,
 }
 
 /// A page of a directory.
@@ -120,8 +117,6 @@ pub struct ListPageOutput {
     /// The offset to read next.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<u64>,
-    #[serde(skip)]
-    text: String,
 }
 
 /// An attached image or PDF.
@@ -134,8 +129,6 @@ pub struct MediaOutput {
     pub mime: String,
     /// Its size in bytes.
     pub bytes: u64,
-    #[serde(skip)]
-    data: Vec<u8>,
 }
 
 /// How a host tells its output store that `read` pages managed outputs: markers then name
@@ -152,30 +145,25 @@ pub fn tool(services: &LocationServices) -> Tool {
             services: services.clone(),
         },
     )
-    .model_output(model_output)
+    .rendered()
     .build()
 }
 
-fn model_output(output: &ReadOutput) -> Vec<Content> {
-    match output {
-        ReadOutput::TextPage(page) => vec![Content::text(page.text.clone())],
-        ReadOutput::ListPage(page) => vec![Content::text(page.text.clone())],
-        ReadOutput::Media(media) => {
-            let what = if media.mime == "application/pdf" {
-                "PDF read successfully"
-            } else {
-                "Image read successfully"
-            };
-            vec![
-                Content::text(what),
-                Content::File {
-                    mime: media.mime.clone(),
-                    data: media.data.clone(),
-                    name: Some(media.path.clone()),
-                },
-            ]
-        }
-    }
+/// What the model reads of an attachment: a line saying what it is, then the file.
+fn media_content(media: &MediaOutput, data: Vec<u8>) -> Vec<Content> {
+    let what = if media.mime == "application/pdf" {
+        "PDF read successfully"
+    } else {
+        "Image read successfully"
+    };
+    vec![
+        Content::text(what),
+        Content::File {
+            mime: media.mime.clone(),
+            data,
+            name: Some(media.path.clone()),
+        },
+    ]
 }
 
 struct Read {
@@ -184,9 +172,13 @@ struct Read {
 
 impl Execute for Read {
     type Input = ReadInput;
-    type Output = ReadOutput;
+    type Output = Rendered<ReadOutput>;
 
-    async fn execute(&self, input: ReadInput, ctx: &Context) -> Result<ReadOutput, ToolError> {
+    async fn execute(
+        &self,
+        input: ReadInput,
+        ctx: &Context,
+    ) -> Result<Rendered<ReadOutput>, ToolError> {
         let limit = match input.limit {
             Some(0) => return Err(ToolError::failure("limit must be at least 1")),
             Some(limit) => limit.min(MAX_READ_LINES),
@@ -216,7 +208,7 @@ impl Read {
         offset: u64,
         limit: u64,
         budget: Budget,
-    ) -> Result<ReadOutput, ToolError> {
+    ) -> Result<Rendered<ReadOutput>, ToolError> {
         let store = self.services.store.clone();
         run_blocking(move || {
             let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
@@ -228,7 +220,7 @@ impl Read {
             let page = store
                 .read_page(&reference, to_usize(offset), limits)
                 .map_err(|err| ToolError::failure(format!("Unable to read {reference}: {err}")))?;
-            Ok(ReadOutput::TextPage(managed_page(&reference, &page)))
+            Ok(managed_page(&reference, &page))
         })
         .await
     }
@@ -255,7 +247,7 @@ fn read_resolved(
     offset: u64,
     limit: u64,
     budget: &Budget,
-) -> Result<ReadOutput, ToolError> {
+) -> Result<Rendered<ReadOutput>, ToolError> {
     let resource = &resolved.resource;
     match resolved.kind {
         None => Err(ToolError::failure(not_found(resolved))),
@@ -278,15 +270,17 @@ fn read_resolved(
                 listing.total,
                 listing.next,
             );
-            Ok(ReadOutput::ListPage(ListPageOutput {
-                path: resource.clone(),
-                entries: listing.entries,
-                offset: listing.offset,
-                total: listing.total,
-                truncated: listing.next.is_some(),
-                next: listing.next,
+            Ok(Rendered::text(
+                ReadOutput::ListPage(ListPageOutput {
+                    path: resource.clone(),
+                    entries: listing.entries,
+                    offset: listing.offset,
+                    total: listing.total,
+                    truncated: listing.next.is_some(),
+                    next: listing.next,
+                }),
                 text,
-            }))
+            ))
         }
         Some(EntryKind::File) => read_text_or_media(resolved, offset, limit, budget),
     }
@@ -297,7 +291,7 @@ fn read_text_or_media(
     offset: u64,
     limit: u64,
     budget: &Budget,
-) -> Result<ReadOutput, ToolError> {
+) -> Result<Rendered<ReadOutput>, ToolError> {
     let resource = &resolved.resource;
     let frame = render::header(resource).len() + FRAME_SLACK_BYTES;
     let page_budget = PageBudget {
@@ -325,12 +319,15 @@ fn read_text_or_media(
         }))
     })?;
     match read {
-        FileRead::Media { mime, data } => Ok(ReadOutput::Media(MediaOutput {
-            path: resource.clone(),
-            mime: mime.to_owned(),
-            bytes: data.len() as u64,
-            data,
-        })),
+        FileRead::Media { mime, data } => {
+            let media = MediaOutput {
+                path: resource.clone(),
+                mime: mime.to_owned(),
+                bytes: data.len() as u64,
+            };
+            let content = media_content(&media, data);
+            Ok(Rendered::new(ReadOutput::Media(media), content))
+        }
         FileRead::Page {
             page,
             encoding,
@@ -366,24 +363,25 @@ fn read_text_or_media(
                 .into_iter()
                 .collect();
             let text = render::text_page(resource, page.offset, &page.lines, hint, &notes);
-            Ok(ReadOutput::TextPage(TextPageOutput {
-                path: resource.clone(),
-                mime,
-                encoding: encoding.label().unwrap_or("UTF-8").to_owned(),
-                content: page.lines.join("\n"),
-                offset: page.offset,
-                lines: page.lines.len(),
-                total_lines: page.total_lines,
-                truncated: page.next.is_some(),
-                next: page.next,
-                clamped_lines: page.clamped,
+            Ok(Rendered::text(
+                ReadOutput::TextPage(TextPageOutput {
+                    path: resource.clone(),
+                    mime,
+                    encoding: encoding.label().unwrap_or("UTF-8").to_owned(),
+                    offset: page.offset,
+                    lines: page.lines.len(),
+                    total_lines: page.total_lines,
+                    truncated: page.next.is_some(),
+                    next: page.next,
+                    clamped_lines: page.clamped,
+                }),
                 text,
-            }))
+            ))
         }
     }
 }
 
-fn managed_page(reference: &OutputRef, page: &Page) -> TextPageOutput {
+fn managed_page(reference: &OutputRef, page: &Page) -> Rendered<ReadOutput> {
     let offset = page.offset as u64;
     let last = offset + page.lines.len() as u64 - u64::from(!page.lines.is_empty());
     let hint = match page.next {
@@ -407,19 +405,18 @@ fn managed_page(reference: &OutputRef, page: &Page) -> TextPageOutput {
     }
     let path = reference.to_string();
     let text = render::text_page(&path, offset, &page.lines, hint, &notes);
-    TextPageOutput {
+    let output = TextPageOutput {
         path,
         mime: "text/plain".to_owned(),
         encoding: "UTF-8".to_owned(),
-        content: page.lines.join("\n"),
         offset,
         lines: page.lines.len(),
         total_lines: page.total_lines as u64,
         truncated: page.truncated,
         next: page.next.map(|next| next as u64),
         clamped_lines: page.clamped_lines,
-        text,
-    }
+    };
+    Rendered::text(ReadOutput::TextPage(output), text)
 }
 
 /// `File not found: <resource>`, with up to 3 siblings whose names contain the missing name

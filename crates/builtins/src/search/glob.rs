@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tackle_permission::{Permission, Request};
-use tackle_tool_core::{Content, Context, Execute, Tool, ToolError, ToolFailure};
+use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError, ToolFailure};
 
 use super::Budget;
 use super::find::find;
@@ -55,10 +55,6 @@ pub struct GlobOutput {
     pub incomplete: bool,
     /// What was passed over.
     pub skipped: SkippedPaths,
-    #[serde(skip)]
-    base: Option<Base>,
-    #[serde(skip)]
-    budget: Duration,
 }
 
 struct GlobTool {
@@ -67,9 +63,13 @@ struct GlobTool {
 
 impl Execute for GlobTool {
     type Input = GlobInput;
-    type Output = GlobOutput;
+    type Output = Rendered<GlobOutput>;
 
-    async fn execute(&self, input: GlobInput, ctx: &Context) -> Result<GlobOutput, ToolError> {
+    async fn execute(
+        &self,
+        input: GlobInput,
+        ctx: &Context,
+    ) -> Result<Rendered<GlobOutput>, ToolError> {
         scope::check_argument("glob pattern", &input.pattern)?;
         let path = path_argument(input.path.as_deref());
         let failure = format!("Unable to find files matching {}", input.pattern);
@@ -96,7 +96,7 @@ impl Execute for GlobTool {
         let boundary = scope.base.boundary.clone();
         let found =
             scope::blocking(move || find(&root, &boundary, &glob, Some(limit), &budget)).await?;
-        Ok(GlobOutput {
+        let output = GlobOutput {
             files: found
                 .files
                 .iter()
@@ -106,9 +106,9 @@ impl Execute for GlobTool {
             truncated: found.total > found.files.len(),
             incomplete: found.incomplete,
             skipped: SkippedPaths::new(&found.skipped, &scope.base),
-            base: Some(scope.base),
-            budget: budget_limit,
-        })
+        };
+        let text = model_text(&output, &scope.base, budget_limit);
+        Ok(Rendered::text(output, text))
     }
 }
 
@@ -128,10 +128,7 @@ fn request(ctx: &Context, input: &GlobInput) -> Request {
 }
 
 /// The model text: absolute paths, one per line, then the notes.
-pub(crate) fn model_text(out: &GlobOutput) -> String {
-    let Some(base) = &out.base else {
-        return String::new();
-    };
+fn model_text(out: &GlobOutput, base: &Base, budget: Duration) -> String {
     let mut text = String::new();
     if out.files.is_empty() {
         text.push_str("No files found");
@@ -154,7 +151,7 @@ pub(crate) fn model_text(out: &GlobOutput) -> String {
             out.total,
         ));
     }
-    report::notes(&mut text, &out.skipped, base, out.incomplete, out.budget);
+    report::notes(&mut text, &out.skipped, base, out.incomplete, budget);
     text
 }
 
@@ -166,6 +163,6 @@ pub fn glob_tool(location: Location, permission: Permission, settings: SearchSet
         settings,
     };
     Tool::typed(DESCRIPTION, GlobTool { services })
-        .model_output(|out| vec![Content::text(model_text(out))])
+        .rendered()
         .build()
 }

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tackle_permission::{Permission, Request};
-use tackle_tool_core::{Content, Context, Execute, Tool, ToolError, ToolFailure};
+use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError, ToolFailure};
 
 use super::Budget;
 use super::pattern::{self, Glob};
@@ -90,12 +90,6 @@ pub struct GrepOutput {
     pub binary_files: usize,
     /// What was passed over.
     pub skipped: SkippedPaths,
-    #[serde(skip)]
-    base: Option<Base>,
-    #[serde(skip)]
-    limit: usize,
-    #[serde(skip)]
-    budget: Duration,
 }
 
 struct GrepTool {
@@ -104,9 +98,13 @@ struct GrepTool {
 
 impl Execute for GrepTool {
     type Input = GrepInput;
-    type Output = GrepOutput;
+    type Output = Rendered<GrepOutput>;
 
-    async fn execute(&self, input: GrepInput, ctx: &Context) -> Result<GrepOutput, ToolError> {
+    async fn execute(
+        &self,
+        input: GrepInput,
+        ctx: &Context,
+    ) -> Result<Rendered<GrepOutput>, ToolError> {
         let path = path_argument(input.path.as_deref());
         let failure = format!("Unable to grep for {}", input.pattern);
         // An invalid pattern is the model's to fix; nobody is asked to approve it first.
@@ -161,11 +159,11 @@ impl Execute for GrepTool {
                 .into());
             }
         };
-        Ok(output(scan, scope.base, limit, budget_limit))
+        Ok(output(scan, &scope.base, limit, budget_limit))
     }
 }
 
-fn output(scan: Scan, base: Base, limit: usize, budget: Duration) -> GrepOutput {
+fn output(scan: Scan, base: &Base, limit: usize, budget: Duration) -> Rendered<GrepOutput> {
     let mut matches = Vec::new();
     for file in scan.files {
         let path = base.relative(&file.path);
@@ -182,19 +180,18 @@ fn output(scan: Scan, base: Base, limit: usize, budget: Duration) -> GrepOutput 
             });
         }
     }
-    GrepOutput {
+    let output = GrepOutput {
         truncated: scan.total_matches > matches.len(),
         clipped: matches.iter().any(|m| m.clipped.is_some()),
         total_matches: scan.total_matches,
         total_files: scan.total_files,
         incomplete: scan.incomplete,
         binary_files: scan.skipped.binary,
-        skipped: SkippedPaths::new(&scan.skipped, &base),
+        skipped: SkippedPaths::new(&scan.skipped, base),
         matches,
-        base: Some(base),
-        limit,
-        budget,
-    }
+    };
+    let text = model_text(&output, base, limit, budget);
+    Rendered::text(output, text)
 }
 
 /// GR1: `grep` on the pattern, saving `*`, with metadata `{root, path?, include?, limit?}`.
@@ -216,10 +213,7 @@ fn request(ctx: &Context, input: &GrepInput) -> Request {
 
 /// The model text (GR6 and the legacy V1 notes): `Found N matches`, then per file its absolute
 /// path and `  Line n: text` lines, groups separated by a blank line, then the notes.
-pub(crate) fn model_text(out: &GrepOutput) -> String {
-    let Some(base) = &out.base else {
-        return String::new();
-    };
+fn model_text(out: &GrepOutput, base: &Base, limit: usize, budget: Duration) -> String {
     let mut text = String::new();
     if out.matches.is_empty() {
         text.push_str("No files found");
@@ -273,10 +267,10 @@ pub(crate) fn model_text(out: &GrepOutput) -> String {
             out.matches.len(),
             out.total_matches,
             plural(out.total_files, "file", "files"),
-            out.limit,
+            limit,
         );
     }
-    report::notes(&mut text, &out.skipped, base, out.incomplete, out.budget);
+    report::notes(&mut text, &out.skipped, base, out.incomplete, budget);
     text
 }
 
@@ -288,6 +282,6 @@ pub fn grep_tool(location: Location, permission: Permission, settings: SearchSet
         settings,
     };
     Tool::typed(DESCRIPTION, GrepTool { services })
-        .model_output(|out| vec![Content::text(model_text(out))])
+        .rendered()
         .build()
 }

@@ -29,7 +29,7 @@ async fn reads_a_file_after_asking_read() {
         output.structured,
         json!({
             "type": "text-page", "path": "README.md", "mime": "text/markdown", "encoding": "UTF-8",
-            "content": "hello\nworld", "offset": 1, "lines": 2, "totalLines": 2,
+            "offset": 1, "lines": 2, "totalLines": 2,
             "truncated": false, "clampedLines": 0
         })
     );
@@ -301,7 +301,12 @@ async fn encodings_are_decoded_or_refused() {
     let fx = Fixture::new();
     fx.put("bom.txt", "\u{FEFF}first\r\nsecond\r\n");
     let output = fx.call("read", json!({"path": "bom.txt"})).await.unwrap();
-    assert_eq!(output.structured["content"], json!("first\nsecond"));
+    let text = output.content[0].as_text().unwrap();
+    assert!(text.contains("1: first\n2: second\n"), "{text}");
+    assert!(
+        output.structured.get("content").is_none(),
+        "the lines are in the text only"
+    );
     fx.put("latin1.txt", b"caf\xe9 cr\xe8me\n");
     insta::assert_snapshot!(fx.text("read", json!({"path": "latin1.txt"})).await, @r"
     <path>latin1.txt</path>
@@ -319,7 +324,8 @@ async fn encodings_are_decoded_or_refused() {
         .collect();
     fx.put("utf16.txt", utf16);
     let output = fx.call("read", json!({"path": "utf16.txt"})).await.unwrap();
-    assert_eq!(output.structured["content"], json!("héllo\nwörld"));
+    let text = output.content[0].as_text().unwrap();
+    assert!(text.contains("1: héllo\n2: wörld\n"), "{text}");
     assert_eq!(output.structured["encoding"], json!("UTF-16LE"));
     // GBK bytes: runs of high bytes are no Latin-1.
     fx.put("gbk.txt", b"ok\n\xc4\xe3\xba\xc3\xca\xc0\xbd\xe7\n");
