@@ -85,8 +85,11 @@ enum ToolsFormat {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
+    // One call, or one listing, per process: worker threads would cost more to start than
+    // they could save. Blocking work still runs on tokio's blocking pool.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
         .build()
     {
         Ok(runtime) => runtime,

@@ -35,9 +35,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tackle_permission::{Permission, Request};
-use tackle_tool_core::{Content, Context, Execute, Halt, Tool, ToolError, ToolFailure};
+use tackle_tool_core::{Context, Execute, Halt, Rendered, Tool, ToolError, ToolFailure};
 
-pub use output::{BashOutput, TerminatedProcess, model_text};
+pub use output::{BashOutput, TerminatedProcess};
 
 use crate::location::{Kind, Location};
 use process::{Job, RunError};
@@ -222,7 +222,7 @@ pub fn bash_tool(location: Location, permission: Permission, options: BashOption
             options,
         },
     )
-    .model_output(|out| vec![Content::text(model_text(out))])
+    .rendered()
     .build()
 }
 
@@ -238,9 +238,13 @@ fn failure(message: impl Into<String>) -> ToolError {
 
 impl Execute for BashTool {
     type Input = BashInput;
-    type Output = BashOutput;
+    type Output = Rendered<BashOutput>;
 
-    async fn execute(&self, input: BashInput, ctx: &Context) -> Result<BashOutput, ToolError> {
+    async fn execute(
+        &self,
+        input: BashInput,
+        ctx: &Context,
+    ) -> Result<Rendered<BashOutput>, ToolError> {
         let command = input.command;
         if command.trim().is_empty() {
             return Err(failure("The command is empty."));
@@ -351,7 +355,11 @@ impl Execute for BashTool {
             capture_limit: self.options.capture_limit,
             warnings: plan.warnings,
         };
-        Ok(output::build(call, finished))
+        Ok(output::build(
+            call,
+            finished,
+            ctx.budget.max_structured_bytes(),
+        ))
     }
 }
 

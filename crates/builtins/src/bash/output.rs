@@ -10,6 +10,7 @@ use std::os::unix::process::ExitStatusExt;
 
 use schemars::JsonSchema;
 use serde::Serialize;
+use tackle_tool_core::Rendered;
 
 use super::capture::Captured;
 use super::group::Member;
@@ -34,7 +35,11 @@ pub struct BashOutput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
     /// stdout and stderr, normalised (escapes stripped, redraws collapsed), with notices.
-    pub output: String,
+    /// Absent when it would make this value larger than the call's structured budget: the
+    /// model text carries it, and settle keeps the whole of it in one managed output instead
+    /// of saving it twice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
     /// Some captured output was dropped (stdout or stderr over the in-memory limit).
     pub truncated: bool,
     /// stdout was over the in-memory limit.
@@ -99,8 +104,13 @@ pub(crate) struct Call {
     pub(crate) warnings: Vec<String>,
 }
 
-/// The structured result of a finished command.
-pub(crate) fn build(call: Call, finished: Finished) -> BashOutput {
+/// The structured result of a finished command and its model text; the output stays in the
+/// structured value only while that fits `max_structured_bytes`.
+pub(crate) fn build(
+    call: Call,
+    finished: Finished,
+    max_structured_bytes: usize,
+) -> Rendered<BashOutput> {
     let Finished {
         ending,
         stdout,
@@ -164,13 +174,13 @@ pub(crate) fn build(call: Call, finished: Finished) -> BashOutput {
         },
         Ending::TimedOut => (None, None),
     };
-    BashOutput {
+    let mut out = BashOutput {
         command: call.command,
         cwd: call.cwd,
         shell: call.shell,
         exit_code,
         signal,
-        output,
+        output: None,
         truncated: stdout_dropped > 0 || stderr_dropped > 0,
         stdout_truncated: stdout_dropped > 0,
         stderr_truncated: stderr_dropped > 0,
@@ -184,13 +194,22 @@ pub(crate) fn build(call: Call, finished: Finished) -> BashOutput {
             .collect(),
         output_incomplete: unread,
         warnings: call.warnings,
+    };
+    let text = model_text(&out, &output);
+    if output.len() < max_structured_bytes {
+        out.output = Some(output);
+        let size = serde_json::to_vec(&out).map_or(usize::MAX, |json| json.len());
+        if size > max_structured_bytes {
+            out.output = None;
+        }
     }
+    Rendered::text(out, text)
 }
 
 /// The model text (BA9): the output, a status line, and any warnings.
-pub fn model_text(out: &BashOutput) -> String {
-    let mut text = String::with_capacity(out.output.len() + 128);
-    text.push_str(&out.output);
+fn model_text(out: &BashOutput, output: &str) -> String {
+    let mut text = String::with_capacity(output.len() + 128);
+    text.push_str(output);
     text.push_str("\n\n");
     match (out.timed_out, out.exit_code, out.signal) {
         (true, _, _) => text.push_str("Command timed out before completion."),
