@@ -7,6 +7,8 @@
 //! - No unfinished-code macros and no ignored tests in the tree.
 //! - Every dependency is declared once, in `[workspace.dependencies]`, and inherited.
 //! - Every reference code cited in comments and docs is defined in `docs/reference.md`.
+//! - No import cycle between the modules of a crate, and no leaf of builtins imports upward from
+//!   its crate root file.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -14,6 +16,7 @@ use std::process::Command;
 
 use cargo_metadata::{DependencyKind, Metadata};
 
+mod cycles;
 mod references;
 
 /// Runs every tidy check on the workspace at `root`; the error lists every problem found.
@@ -24,6 +27,7 @@ pub(crate) fn run(root: &Path) -> Result<(), Vec<String>> {
     problems.extend(source_hygiene(root));
     problems.extend(inherited_dependencies(&metadata));
     problems.extend(references::check(root));
+    problems.extend(cycles::check(root));
     if problems.is_empty() {
         Ok(())
     } else {
