@@ -8,6 +8,8 @@
 //! - Every dependency is declared once, in `[workspace.dependencies]`, and inherited.
 //! - Every reference code cited in comments and docs is defined in `docs/reference.md`.
 //! - Only the registry runs a tool (`executor`); builtins never depend on the registry.
+//! - No import cycle between the modules of a crate, and no leaf of builtins imports upward from
+//!   its crate root file.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -15,6 +17,7 @@ use std::process::Command;
 
 use cargo_metadata::{DependencyKind, Metadata};
 
+mod cycles;
 mod executor;
 mod references;
 
@@ -27,6 +30,7 @@ pub(crate) fn run(root: &Path) -> Result<(), Vec<String>> {
     problems.extend(inherited_dependencies(&metadata));
     problems.extend(references::check(root));
     problems.extend(executor::check(root));
+    problems.extend(cycles::check(root));
     if problems.is_empty() {
         Ok(())
     } else {
