@@ -8,11 +8,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tackle_tool_core::{Content, Context, Execute, Tool, ToolError};
 
-use crate::LocationServices;
 use crate::authorize::authorize;
 use crate::diff::{DiffStatus, FileDiff};
 use crate::location::{EntryKind, Kind};
 use crate::mutation::Operation;
+use crate::services::LocationServices;
 
 const DESCRIPTION: &str = "Write a file: create it, or replace its whole content. Parent \
 directories are created. The path may be relative to the working directory or absolute. To \

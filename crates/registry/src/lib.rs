@@ -22,6 +22,7 @@
 
 mod application;
 mod error;
+mod inner;
 mod layer;
 mod registry;
 mod snapshot;

@@ -1,15 +1,14 @@
 //! The Location registry and its register-only views.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
-use indexmap::IndexMap;
 use tackle_output_store::OutputStore;
 use tackle_tool_core::{RegistrationError, Tool, Visibility};
 
 use crate::application::ApplicationTools;
-use crate::layer::{Entry, Registration, Removable, Stacks, lock, register_with};
-use crate::snapshot::{Materialization, SnapEntry};
+use crate::inner::{LocalState, RegistryInner};
+use crate::layer::{Registration, lock, register_with};
+use crate::snapshot::Materialization;
 
 /// The tools of one Location (workspace directory): the shared application layer, this
 /// Location's own layer and per-session layers above it.
@@ -18,46 +17,6 @@ use crate::snapshot::{Materialization, SnapEntry};
 #[derive(Debug, Clone)]
 pub struct ToolRegistry {
     inner: Arc<RegistryInner>,
-}
-
-#[derive(Debug)]
-pub(crate) struct RegistryInner {
-    app: ApplicationTools,
-    pub(crate) store: OutputStore,
-    state: Mutex<LocalState>,
-}
-
-#[derive(Debug, Default)]
-struct LocalState {
-    location: Stacks,
-    sessions: HashMap<String, Stacks>,
-}
-
-impl Removable for RegistryInner {
-    fn remove(&self, token: u64) {
-        let mut state = lock(&self.state);
-        state.location.remove(token);
-        state.sessions.retain(|_, stacks| {
-            stacks.remove(token);
-            !stacks.is_empty()
-        });
-    }
-}
-
-impl RegistryInner {
-    /// The id of the registration of `name` that a call made now would run.
-    pub(crate) fn current(&self, session: Option<&str>, name: &str) -> Option<u64> {
-        {
-            let state = lock(&self.state);
-            let session_entry = session
-                .and_then(|s| state.sessions.get(s))
-                .and_then(|stacks| stacks.current(name));
-            if let Some(entry) = session_entry.or_else(|| state.location.current(name)) {
-                return Some(entry.id);
-            }
-        }
-        self.app.current(name)
-    }
 }
 
 impl ToolRegistry {
@@ -107,31 +66,7 @@ impl ToolRegistry {
     }
 
     fn snapshot(&self, session: Option<&str>, visibility: &dyn Visibility) -> Materialization {
-        let mut merged: IndexMap<String, Entry> = (*self.inner.app.effective()).clone();
-        {
-            let state = lock(&self.inner.state);
-            // IndexMap keeps a name's position when its value is replaced (reference RG5).
-            for (name, entry) in state.location.effective() {
-                merged.insert(name.clone(), entry.clone());
-            }
-            if let Some(stacks) = session.and_then(|s| state.sessions.get(s)) {
-                for (name, entry) in stacks.effective() {
-                    merged.insert(name.clone(), entry.clone());
-                }
-            }
-        }
-        let entries = merged
-            .into_iter()
-            .filter(|(name, entry)| !visibility.wholly_disabled(entry.tool.permission(name)))
-            .map(|(name, entry)| {
-                let entry = SnapEntry {
-                    id: entry.id,
-                    tool: entry.tool,
-                };
-                (name, entry)
-            })
-            .collect();
-        Materialization::new(Arc::clone(&self.inner), session.map(str::to_owned), entries)
+        Materialization::new(Arc::clone(&self.inner), session, visibility)
     }
 }
 

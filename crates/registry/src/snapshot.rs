@@ -6,16 +6,16 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use tackle_output_store::{InMemory, OutputRef};
 use tackle_tool_core::{
-    Call, Context, Defect, Definition, ResultValue, Tool, ToolError, ToolOutput,
+    Call, Context, Defect, Definition, ResultValue, Tool, ToolError, ToolOutput, Visibility,
 };
 
 use crate::SettleError;
-use crate::registry::RegistryInner;
+use crate::inner::RegistryInner;
 
 #[derive(Debug)]
-pub(crate) struct SnapEntry {
-    pub(crate) id: u64,
-    pub(crate) tool: Tool,
+struct SnapEntry {
+    id: u64,
+    tool: Tool,
 }
 
 /// An immutable snapshot of the tools offered for one model turn, and the only way to execute
@@ -148,14 +148,28 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl Materialization {
+    /// The snapshot of `registry`'s effective tools for `session`, minus those whose
+    /// permission action `visibility` wholly disables.
     pub(crate) fn new(
         registry: Arc<RegistryInner>,
-        session: Option<String>,
-        entries: IndexMap<String, SnapEntry>,
+        session: Option<&str>,
+        visibility: &dyn Visibility,
     ) -> Self {
+        let entries = registry
+            .effective(session)
+            .into_iter()
+            .filter(|(name, entry)| !visibility.wholly_disabled(entry.tool.permission(name)))
+            .map(|(name, entry)| {
+                let entry = SnapEntry {
+                    id: entry.id,
+                    tool: entry.tool,
+                };
+                (name, entry)
+            })
+            .collect();
         Self {
             registry,
-            session,
+            session: session.map(str::to_owned),
             entries,
             definitions: OnceLock::new(),
         }

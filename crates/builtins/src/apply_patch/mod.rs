@@ -37,10 +37,10 @@ use tackle_permission::{Permission, Request};
 use tackle_tool_core::{Content, Context, Defect, Execute, Tool, ToolError, ToolFailure};
 use tokio::task::JoinSet;
 
-use crate::LocationServices;
 use crate::error::Error;
 use crate::location::{Kind, Location};
 use crate::mutation::FileMutation;
+use crate::services::LocationServices;
 pub use report::{ApplyPatchOutput, PatchStatus, PatchedFile};
 
 use parse::HunkKind;

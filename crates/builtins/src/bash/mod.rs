@@ -203,7 +203,7 @@ pub fn command_permission(
 
 /// The `bash` tool of a Location's services, with [`BashOptions::default`] (`/bin/sh`, no
 /// credential allow-list).
-pub fn tool(services: &crate::LocationServices) -> Tool {
+pub fn tool(services: &crate::services::LocationServices) -> Tool {
     bash_tool(
         services.location.clone(),
         services.permission.clone(),

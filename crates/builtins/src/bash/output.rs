@@ -15,7 +15,7 @@ use tackle_tool_core::Rendered;
 use super::capture::Captured;
 use super::group::Member;
 use super::normalize::normalize;
-use super::process::{Ending, Finished};
+use super::supervise::{Ending, Finished};
 
 /// The structured result of one `bash` call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]

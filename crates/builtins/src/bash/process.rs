@@ -14,7 +14,7 @@ use std::ffi::OsString;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::Path;
-use std::process::{ExitStatus, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use process_wrap::std::{CommandWrap, ProcessGroup, ProcessSession};
@@ -23,9 +23,8 @@ use rustix::pipe::{PipeFlags, pipe_with};
 use rustix::process::Pid;
 use tokio_util::sync::CancellationToken;
 
-use super::capture::Captured;
-use super::group::{GroupGuard, Member};
-use super::supervise::{Outcome, Watch, supervise};
+use super::group::GroupGuard;
+use super::supervise::{Finished, Outcome, Watch, supervise};
 
 /// What to run.
 #[derive(Debug, Clone, Copy)]
@@ -37,30 +36,6 @@ pub(crate) struct Job<'a> {
     pub(crate) timeout: Duration,
     /// Bytes kept per stream.
     pub(crate) capture_limit: usize,
-}
-
-/// How the command ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ending {
-    /// The main process exited by itself.
-    Exited(ExitStatus),
-    /// The timeout passed; the group was terminated.
-    TimedOut,
-}
-
-/// One finished command.
-#[derive(Debug)]
-pub(crate) struct Finished {
-    pub(crate) ending: Ending,
-    pub(crate) stdout: Captured,
-    pub(crate) stderr: Captured,
-    /// Processes of the group (besides the main one) that were still running and had to be
-    /// terminated.
-    pub(crate) terminated: Vec<Member>,
-    /// Some of them ignored TERM and were killed after the grace period.
-    pub(crate) killed: bool,
-    /// Reading stopped before end of file: a process outside the group still held a pipe.
-    pub(crate) unread: bool,
 }
 
 /// Why a command could not be run to an ending.

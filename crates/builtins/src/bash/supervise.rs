@@ -18,8 +18,9 @@ use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Pid, Signal};
 
 use super::capture::Capture;
+use super::capture::Captured;
+use super::group::Member;
 use super::group::{self, GRACE, GroupGuard};
-use super::process::{Ending, Finished};
 
 /// How long the pipes are still read after the command's group is gone.
 pub(crate) const DRAIN: Duration = Duration::from_millis(500);
@@ -39,6 +40,30 @@ const COALESCE_BELOW: usize = 16 * 1024;
 
 /// That pause: short next to a pipe's 64 KiB, long next to one wakeup.
 const COALESCE: Duration = Duration::from_micros(50);
+
+/// How the command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// The main process exited by itself.
+    Exited(ExitStatus),
+    /// The timeout passed; the group was terminated.
+    TimedOut,
+}
+
+/// One finished command.
+#[derive(Debug)]
+pub(crate) struct Finished {
+    pub(crate) ending: Ending,
+    pub(crate) stdout: Captured,
+    pub(crate) stderr: Captured,
+    /// Processes of the group (besides the main one) that were still running and had to be
+    /// terminated.
+    pub(crate) terminated: Vec<Member>,
+    /// Some of them ignored TERM and were killed after the grace period.
+    pub(crate) killed: bool,
+    /// Reading stopped before end of file: a process outside the group still held a pipe.
+    pub(crate) unread: bool,
+}
 
 /// Everything the supervising thread owns.
 pub(crate) struct Watch {

@@ -23,12 +23,12 @@ use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError};
 
 pub use ladder::Rung;
 
-use crate::LocationServices;
 use crate::authorize::authorize;
 use crate::diff::{DiffStatus, FileDiff};
 use crate::error::Error;
 use crate::location::Kind;
 use crate::mutation::{BOM, ContentHash, Transaction};
+use crate::services::LocationServices;
 use ladder::{Miss, Plan};
 use text::Lines;
 

@@ -21,9 +21,9 @@ use tackle_tool_core::{
 
 pub use listing::Entry;
 
-use crate::LocationServices;
 use crate::authorize::authorize;
 use crate::location::{EntryKind, Kind, Resolved};
+use crate::services::LocationServices;
 use file::{FileRead, ReadFailure, read_file};
 use page::PageBudget;
 use render::{FRAME_SLACK_BYTES, Hint, PAGE_FRAME_BYTES, PAGE_LINE_OVERHEAD, page_lines};

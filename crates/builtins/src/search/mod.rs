@@ -37,7 +37,7 @@ pub(crate) use budget::Budget;
 
 use tackle_tool_core::Tool;
 
-use crate::LocationServices;
+use crate::services::LocationServices;
 
 /// `glob` for the Location of `services`, with the default [`SearchSettings`].
 pub(crate) fn glob_for(services: &LocationServices) -> Tool {
