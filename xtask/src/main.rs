@@ -85,6 +85,11 @@ const BENCHES: &[Bench] = &[
         package: "tackle-builtins",
         target: "bash",
     },
+    Bench {
+        name: "process",
+        package: "tackle",
+        target: "process",
+    },
 ];
 
 fn workspace_root() -> PathBuf {
