@@ -22,6 +22,7 @@ pub mod question;
 pub mod read;
 pub mod search;
 pub mod skill;
+mod text;
 pub mod todo;
 #[cfg(feature = "web")]
 pub mod web;
