@@ -18,7 +18,6 @@
 
 mod commit;
 mod derive;
-mod diff;
 mod miss;
 mod parse;
 mod plan;
@@ -41,7 +40,7 @@ use tokio::task::JoinSet;
 use crate::error::Error;
 use crate::location::{Kind, Location};
 use crate::mutation::FileMutation;
-pub use report::{ApplyPatchOutput, PatchStatus, PatchedFile};
+pub use report::ApplyPatchOutput;
 
 use parse::HunkKind;
 use plan::{Disk, Resolved, Target};

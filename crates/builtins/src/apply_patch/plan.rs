@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::derive::derive;
-use super::diff::Window;
 use super::parse::{Hunk, HunkKind};
 use super::text::FileText;
+use crate::diff::Window;
 
 /// A path a hunk names, resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]

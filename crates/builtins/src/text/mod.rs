@@ -7,6 +7,8 @@
 pub(crate) mod fold;
 pub(crate) mod lines;
 
+use std::borrow::Cow;
+
 use crate::mutation::BOM;
 
 /// A file's bytes as UTF-8 text: whether a BOM came first, and the text after it.
@@ -43,6 +45,13 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, NotUtf8> {
     }
 }
 
+/// `bytes` without a BOM, as text for display only (a diff of a file that was not UTF-8):
+/// borrowed when valid, with U+FFFD for invalid bytes otherwise.
+pub(crate) fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    String::from_utf8_lossy(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +81,11 @@ mod tests {
             decode(b"\xEF\xBB\xBFa\n\xC3"),
             Err(NotUtf8 { offset: 5, line: 2 })
         );
+    }
+
+    #[test]
+    fn lossy_strips_the_bom() {
+        assert_eq!(lossy(b"\xEF\xBB\xBFa\xFF"), "a\u{FFFD}");
+        assert!(matches!(lossy(b"ok"), Cow::Borrowed("ok")));
     }
 }
