@@ -12,6 +12,7 @@
 pub mod apply_patch;
 pub mod authorize;
 pub mod bash;
+mod blocking;
 pub mod diff;
 pub mod edit;
 pub mod error;

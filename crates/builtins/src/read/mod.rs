@@ -21,6 +21,7 @@ pub use listing::Entry;
 
 use crate::LocationServices;
 use crate::authorize::authorize;
+use crate::blocking::blocking;
 use crate::location::{EntryKind, Kind, Resolved};
 use file::{FileRead, ReadFailure, read_file};
 use page::Budget;
@@ -195,7 +196,7 @@ impl Execute for Read {
             .map_err(|err| ToolError::failure(unable(&input.path, &err)))?;
         authorize(&self.services.permission, ctx, &resolved, "read").await?;
         let services = self.services.clone();
-        run_blocking(move || read_resolved(&services, &resolved, offset, limit)).await
+        blocking(move || read_resolved(&services, &resolved, offset, limit)).await?
     }
 }
 
@@ -207,25 +208,14 @@ impl Read {
         limit: u64,
     ) -> Result<ReadOutput, ToolError> {
         let store = self.services.store.clone();
-        run_blocking(move || {
+        blocking(move || {
             let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
             let page = store
                 .read_page(&reference, to_usize(offset), to_usize(limit))
                 .map_err(|err| ToolError::failure(format!("Unable to read {reference}: {err}")))?;
             Ok(ReadOutput::TextPage(managed_page(&reference, &page)))
         })
-        .await
-    }
-}
-
-/// Runs blocking filesystem work off the async executor.
-async fn run_blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
-) -> Result<T, ToolError> {
-    match tokio::task::spawn_blocking(work).await {
-        Ok(result) => result,
-        Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
-        Err(join) => Err(ToolError::defect(format!("read was interrupted: {join}"))),
+        .await?
     }
 }
 

@@ -107,17 +107,6 @@ pub(crate) fn not_found(path: &str) -> ToolError {
     ToolFailure::new(format!("Search path not found: {path}")).into()
 }
 
-/// Runs a blocking search off the async threads. A panic inside is a defect.
-pub(crate) async fn blocking<T, F>(work: F) -> Result<T, ToolError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> T + Send + 'static,
-{
-    tokio::task::spawn_blocking(work).await.map_err(|err| {
-        tackle_tool_core::Defect::with_source("the search thread failed", err).into()
-    })
-}
-
 /// A permission error as a tool error; a configured denial's message is prefixed with the
 /// leaf's failure text (`Unable to grep for x: Permission denied: ...`). Declines stay halts
 /// and a user's feedback stays the user's words.
