@@ -36,9 +36,10 @@ use tackle_output_store::MAX_BYTES;
 use tackle_permission::{Permission, Request};
 use tackle_tool_core::{Content, Context, Execute, Tool, ToolError, ToolFailure};
 
+use crate::authorize::{authorize_external, prefixed_denial};
 use crate::blocking::blocking;
 use crate::error::Error;
-use crate::location::{Kind, Location};
+use crate::location::{ExternalDirectory, Kind, Location};
 use crate::mutation::FileMutation;
 pub use report::ApplyPatchOutput;
 
@@ -154,7 +155,7 @@ impl ApplyPatch {
             Ok(Target {
                 resource: resolved.resource,
                 path: resolved.canonical,
-                external: resolved.external.map(|external| external.pattern),
+                external: resolved.external,
             })
         };
         patch
@@ -176,24 +177,26 @@ impl ApplyPatch {
             .collect()
     }
 
-    /// One `external_directory` per distinct outside directory, then one `edit` for all.
+    /// One `external_directory` per distinct outside directory, then one `edit` for all. A
+    /// configured denial reads `Unable to apply patch: Permission denied: ...`.
     async fn authorize(
         &self,
         resolved: &[Resolved<'_>],
         patch_text: &str,
         ctx: &Context,
     ) -> Result<(), ToolError> {
+        let denied = |err| prefixed_denial("Unable to apply patch", err);
         let targets = targets(resolved);
-        let mut directories: Vec<&str> = Vec::new();
-        for pattern in targets.iter().filter_map(|t| t.external.as_deref()) {
-            if !directories.contains(&pattern) {
-                directories.push(pattern);
+        let mut directories: Vec<&ExternalDirectory> = Vec::new();
+        for external in targets.iter().filter_map(|t| t.external.as_ref()) {
+            if !directories.iter().any(|d| d.pattern == external.pattern) {
+                directories.push(external);
             }
         }
-        for pattern in directories {
-            let request = Request::new(ctx, "external_directory", vec![pattern.to_owned()])
-                .with_save(vec![pattern.to_owned()]);
-            self.permission.assert(request).await?;
+        for external in directories {
+            authorize_external(&self.permission, ctx, external)
+                .await
+                .map_err(denied)?;
         }
         let mut resources: Vec<String> = Vec::new();
         for target in targets {
@@ -207,8 +210,7 @@ impl ApplyPatch {
                 "patchText",
                 serde_json::Value::String(patch_text.to_owned()),
             );
-        self.permission.assert(request).await?;
-        Ok(())
+        self.permission.assert(request).await.map_err(denied)
     }
 
     /// Reads every named path once, after approval (never before: see the module order),

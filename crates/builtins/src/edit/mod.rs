@@ -24,7 +24,7 @@ use tackle_tool_core::{Content, Context, Execute, Tool, ToolError};
 pub use ladder::Rung;
 
 use crate::LocationServices;
-use crate::authorize::authorize;
+use crate::authorize::{authorize, prefixed_denial};
 use crate::diff::{DiffStatus, FileDiff};
 use crate::error::Error;
 use crate::location::Kind;
@@ -103,12 +103,15 @@ impl Execute for Edit {
                 "oldString must not be empty. Use write to create or overwrite a file.",
             ));
         }
+        let unable = format!("Unable to edit {}", input.path);
         let resolved = self
             .services
             .location
             .resolve(&input.path, Kind::File)
-            .map_err(|err| ToolError::failure(format!("Unable to edit {}: {err}", input.path)))?;
-        authorize(&self.services.permission, ctx, &resolved, "edit").await?;
+            .map_err(|err| ToolError::failure(format!("{unable}: {err}")))?;
+        authorize(&self.services.permission, ctx, &resolved, "edit")
+            .await
+            .map_err(|err| prefixed_denial(&unable, err))?;
         let request = Request {
             resource: resolved.resource.clone(),
             old: input.old_string,

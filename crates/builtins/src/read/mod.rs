@@ -20,7 +20,7 @@ use tackle_tool_core::{Content, Context, Execute, Tool, ToolError, ToolFailure};
 pub use listing::Entry;
 
 use crate::LocationServices;
-use crate::authorize::authorize;
+use crate::authorize::{authorize, prefixed_denial};
 use crate::blocking::blocking;
 use crate::location::{EntryKind, Kind, Resolved};
 use file::{FileRead, ReadFailure, read_file};
@@ -194,7 +194,9 @@ impl Execute for Read {
             .location
             .resolve(&input.path, Kind::Directory)
             .map_err(|err| ToolError::failure(unable(&input.path, &err)))?;
-        authorize(&self.services.permission, ctx, &resolved, "read").await?;
+        authorize(&self.services.permission, ctx, &resolved, "read")
+            .await
+            .map_err(|err| prefixed_denial(&format!("Unable to read {}", input.path), err))?;
         let services = self.services.clone();
         blocking(move || read_resolved(&services, &resolved, offset, limit)).await?
     }

@@ -23,8 +23,8 @@ use url::Url;
 
 use super::convert::{decode, html_to_markdown, html_to_text};
 use super::guard::{Blocked, GuardedResolver, WebAccess};
+use crate::authorize::prefixed_denial;
 use crate::blocking::blocking;
-use crate::interactive::prefixed_denial;
 
 /// Bodies are cut after this many bytes (5 MiB).
 pub const MAX_RESPONSE_BYTES: usize = 5 * 1024 * 1024;
