@@ -2,9 +2,9 @@
 //! type edit, write and apply_patch report ([`FileDiff`]).
 //!
 //! A whole-file line diff costs O(N·D): for a 100,000-line file with 1,000 scattered changes
-//! that is most of a patch's time. When the places that changed are known ([`Window`]s, from
-//! apply_patch's single update hunk) only those are diffed ([`window`]); anything else is diffed
-//! whole, with [`DEADLINE`].
+//! that is most of a patch's time. When the places that changed are known (`Window`s, from
+//! apply_patch's single update hunk) only those are diffed (`window.rs`); anything else is diffed
+//! whole, with `DEADLINE`.
 
 mod window;
 
@@ -227,5 +227,41 @@ mod tests {
         for key in ["file", "status", "additions", "deletions", "patch"] {
             assert!(json.get(key).is_some(), "{key}: {json}");
         }
+    }
+
+    #[test]
+    fn windows_give_the_same_diff_as_the_whole_file() {
+        let old: String = (0..200).map(|i| format!("line {i}\n")).collect();
+        let mut lines: Vec<String> = (0..200).map(|i| format!("line {i}\n")).collect();
+        lines[50] = "changed\n".into();
+        lines.insert(120, "inserted\n".into());
+        lines.remove(180);
+        let new: String = lines.concat();
+        let windows = [
+            Window {
+                old: 49..52,
+                new: 49..52,
+            },
+            Window {
+                old: 120..120,
+                new: 120..121,
+            },
+            Window {
+                old: 178..181,
+                new: 179..181,
+            },
+        ];
+        let fast = unified("f", "f", &old, &new, Some(&windows));
+        assert_eq!(fast, whole(&old, &new));
+    }
+
+    #[test]
+    fn wrong_windows_fall_back_to_the_whole_file() {
+        let windows = [Window {
+            old: 0..1,
+            new: 0..1,
+        }];
+        let d = unified("f", "f", "a\nb\n", "A\nB\n", Some(&windows));
+        assert_eq!(d, whole("a\nb\n", "A\nB\n"));
     }
 }
