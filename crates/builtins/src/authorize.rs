@@ -3,9 +3,13 @@
 //! resolve → `external_directory` on `<dir>/*` (only for a path outside the Location) → the
 //! tool's own action on the canonical resource → only then read or touch the file. A denial at
 //! either step returns before anything is read.
+//!
+//! Every leaf words a configured denial the same way, through [`prefixed_denial`]: its own
+//! failure text first (`Unable to <verb> <path>: Permission denied: ...`), as the reference's
+//! tests expect of every leaf that has such a text.
 
 use tackle_permission::{Permission, PermissionError, Request};
-use tackle_tool_core::Context;
+use tackle_tool_core::{Context, ToolError};
 
 use crate::location::{ExternalDirectory, Resolved};
 
@@ -38,4 +42,19 @@ pub async fn authorize_external(
     let request = Request::new(ctx, EXTERNAL_DIRECTORY, vec![external.pattern.clone()])
         .with_save(vec![external.pattern.clone()]);
     permission.assert(request).await
+}
+
+/// A permission error as a tool error, a configured denial's message prefixed with the leaf's
+/// own failure text (`Unable to edit a.txt: Permission denied: ...`); the denial's metadata
+/// (the deciding rule) is kept. Declines stay halts and a user's correction stays the user's
+/// words.
+pub(crate) fn prefixed_denial(prefix: &str, err: PermissionError) -> ToolError {
+    let blocked = matches!(err, PermissionError::Blocked { .. });
+    match ToolError::from(err) {
+        ToolError::Failure(mut failure) if blocked => {
+            failure.message = format!("{prefix}: {}", failure.message);
+            ToolError::Failure(failure)
+        }
+        other => other,
+    }
 }

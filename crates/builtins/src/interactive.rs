@@ -10,8 +10,8 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use tackle_permission::{Permission, PermissionError};
-use tackle_tool_core::{Tool, ToolError};
+use tackle_permission::Permission;
+use tackle_tool_core::Tool;
 
 use crate::question::{QuestionService, question_tool};
 use crate::skill::{SkillCatalog, SkillSources, skill_tool};
@@ -87,18 +87,4 @@ pub fn interactive_tools(
     #[cfg(feature = "web")]
     tools.extend(crate::web::web_tools(permission, &services.web));
     tools
-}
-
-/// A permission error as a tool error, with a configured denial's message prefixed by the
-/// leaf's own failure text (`Unable to load skill x: Permission denied: ...`). Declines stay
-/// halts and user feedback stays the user's words.
-pub(crate) fn prefixed_denial(prefix: &str, err: PermissionError) -> ToolError {
-    let blocked = matches!(err, PermissionError::Blocked { .. });
-    match ToolError::from(err) {
-        ToolError::Failure(mut failure) if blocked => {
-            failure.message = format!("{prefix}: {}", failure.message);
-            ToolError::Failure(failure)
-        }
-        other => other,
-    }
 }

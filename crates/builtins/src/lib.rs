@@ -14,6 +14,7 @@ pub mod apply_patch;
 pub mod authorize;
 #[cfg(feature = "bash")]
 pub mod bash;
+mod blocking;
 pub mod diff;
 pub mod edit;
 pub mod error;
@@ -26,6 +27,7 @@ pub mod read;
 pub mod search;
 mod services;
 pub mod skill;
+mod text;
 pub mod todo;
 #[cfg(feature = "web")]
 pub mod web;

@@ -18,11 +18,12 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
+use crate::blocking::blocking;
 use crate::error::Error;
 use crate::location::{EntryKind, real_path};
+use crate::text;
 
-/// A UTF-8 byte order mark.
-pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub use crate::text::BOM;
 
 /// A content fingerprint: length plus a 64-bit hash of the bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,15 +100,16 @@ impl FileMutation {
         let real = real_path(target).map_err(Error::from)?.canonical;
         let lock = self.lock_for(&real);
         let guard = lock.lock_owned().await;
-        let task = tokio::task::spawn_blocking(move || {
+        let job = blocking(move || {
             let _guard = guard;
             let mut transaction = Transaction::open(real)?;
             work(&mut transaction)
         });
-        match task.await {
+        match job.await {
             Ok(result) => result,
-            Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
-            Err(join) => Err(Error::io("finish a write to", target, io::Error::other(join)).into()),
+            Err(stopped) => {
+                Err(Error::io("finish a write to", target, io::Error::other(stopped)).into())
+            }
         }
     }
 
@@ -139,9 +141,7 @@ impl FileMutation {
             bytes.extend_from_slice(stripped.as_bytes());
             let written = tx.write(&bytes)?;
             let before = match &old {
-                Some(old) => {
-                    String::from_utf8_lossy(old.strip_prefix(BOM).unwrap_or(old)).into_owned()
-                }
+                Some(old) => text::lossy(old).into_owned(),
                 None => String::new(),
             };
             Ok(TextWritten {

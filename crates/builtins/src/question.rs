@@ -148,7 +148,9 @@ impl Execute for Question {
 
     async fn execute(&self, input: QuestionInput, ctx: &Context) -> Result<Answered, ToolError> {
         check(&input)?;
-        // QU2: no `save`, so "always" cannot silently turn questions off.
+        // QU2: no `save`, so "always" cannot silently turn questions off. Unlike the other
+        // leaves a denial is not prefixed: question has no failure text of its own, and the
+        // reference expects exactly `Permission denied: question`.
         self.permission
             .assert(Request::new(ctx, "question", vec!["*".to_owned()]))
             .await?;

@@ -15,7 +15,7 @@ use tackle_permission::{Permission, Request};
 use tackle_tool_core::{Content, Context, Execute, Tool, ToolError};
 use tokio::sync::watch;
 
-use crate::interactive::prefixed_denial;
+use crate::authorize::prefixed_denial;
 
 /// The model-facing description of `todowrite`.
 const DESCRIPTION: &str = "\

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tackle_tool_core::{Content, Context, Execute, Tool, ToolError};
 
-use crate::authorize::authorize;
+use crate::authorize::{authorize, prefixed_denial};
 use crate::diff::{DiffStatus, FileDiff};
 use crate::location::{EntryKind, Kind};
 use crate::mutation::Operation;
@@ -73,9 +73,9 @@ impl Execute for Write {
     type Output = WriteOutput;
 
     async fn execute(&self, input: WriteInput, ctx: &Context) -> Result<WriteOutput, ToolError> {
-        let unable = |detail: &dyn std::fmt::Display| {
-            ToolError::failure(format!("Unable to write {}: {detail}", input.path))
-        };
+        let prefix = format!("Unable to write {}", input.path);
+        let unable =
+            |detail: &dyn std::fmt::Display| ToolError::failure(format!("{prefix}: {detail}"));
         let resolved = self
             .services
             .location
@@ -84,7 +84,9 @@ impl Execute for Write {
         if resolved.kind == Some(EntryKind::Directory) {
             return Err(unable(&"it is a directory"));
         }
-        authorize(&self.services.permission, ctx, &resolved, "edit").await?;
+        authorize(&self.services.permission, ctx, &resolved, "edit")
+            .await
+            .map_err(|err| prefixed_denial(&prefix, err))?;
         let written = self
             .services
             .files

@@ -273,7 +273,9 @@ async fn a_configured_deny_blocks_without_asking() {
     let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch";
     let text = settle(&tool, patch).await;
     assert!(
-        text.starts_with("error: Permission denied: edit \"a.txt\" is blocked"),
+        text.starts_with(
+            "error: Unable to apply patch: Permission denied: edit \"a.txt\" is blocked"
+        ),
         "{text}"
     );
     assert_eq!(read(dir.path(), "a.txt").as_deref(), Some("a\n"));

@@ -8,11 +8,11 @@
 
 use std::collections::VecDeque;
 
-use super::diff::Window;
 use super::miss;
 use super::parse::{Chunk, Op};
 use super::seek::{Level, matches_at, seek, seek_line_start};
 use super::text::{FileText, Piece};
+use crate::diff::Window;
 
 /// The outcome of one update hunk.
 #[derive(Debug, Clone, PartialEq, Eq)]

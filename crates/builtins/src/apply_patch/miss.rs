@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::seek::{LEVELS, normalise, seek};
+use super::seek::{LEVELS, seek};
+use crate::text::fold::fold;
 
 /// Candidates shown for a line that was not found.
 const CANDIDATES: usize = 3;
@@ -202,11 +203,7 @@ impl Bigrams {
 }
 
 fn for_each_bigram(line: &str, mut f: impl FnMut((char, char))) {
-    let mut chars = line
-        .trim()
-        .chars()
-        .map(normalise)
-        .filter(|c| !c.is_whitespace());
+    let mut chars = line.trim().chars().map(fold).filter(|c| !c.is_whitespace());
     let Some(mut previous) = chars.next() else {
         return;
     };

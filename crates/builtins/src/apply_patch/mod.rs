@@ -18,7 +18,6 @@
 
 mod commit;
 mod derive;
-mod diff;
 mod miss;
 mod parse;
 mod plan;
@@ -34,14 +33,15 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tackle_permission::{Permission, Request};
-use tackle_tool_core::{Content, Context, Defect, Execute, Tool, ToolError, ToolFailure};
-use tokio::task::JoinSet;
+use tackle_tool_core::{Content, Context, Execute, Tool, ToolError, ToolFailure};
 
+use crate::authorize::{authorize_external, prefixed_denial};
+use crate::blocking::blocking;
 use crate::error::Error;
-use crate::location::{Kind, Location};
+use crate::location::{ExternalDirectory, Kind, Location};
 use crate::mutation::FileMutation;
 use crate::services::LocationServices;
-pub use report::{ApplyPatchOutput, PatchStatus, PatchedFile};
+pub use report::ApplyPatchOutput;
 
 use parse::HunkKind;
 use plan::{Disk, Resolved, Target};
@@ -148,7 +148,7 @@ impl ApplyPatch {
             Ok(Target {
                 resource: resolved.resource,
                 path: resolved.canonical,
-                external: resolved.external.map(|external| external.pattern),
+                external: resolved.external,
             })
         };
         patch
@@ -170,24 +170,26 @@ impl ApplyPatch {
             .collect()
     }
 
-    /// One `external_directory` per distinct outside directory, then one `edit` for all.
+    /// One `external_directory` per distinct outside directory, then one `edit` for all. A
+    /// configured denial reads `Unable to apply patch: Permission denied: ...`.
     async fn authorize(
         &self,
         resolved: &[Resolved<'_>],
         patch_text: &str,
         ctx: &Context,
     ) -> Result<(), ToolError> {
+        let denied = |err| prefixed_denial("Unable to apply patch", err);
         let targets = targets(resolved);
-        let mut directories: Vec<&str> = Vec::new();
-        for pattern in targets.iter().filter_map(|t| t.external.as_deref()) {
-            if !directories.contains(&pattern) {
-                directories.push(pattern);
+        let mut directories: Vec<&ExternalDirectory> = Vec::new();
+        for external in targets.iter().filter_map(|t| t.external.as_ref()) {
+            if !directories.iter().any(|d| d.pattern == external.pattern) {
+                directories.push(external);
             }
         }
-        for pattern in directories {
-            let request = Request::new(ctx, "external_directory", vec![pattern.to_owned()])
-                .with_save(vec![pattern.to_owned()]);
-            self.permission.assert(request).await?;
+        for external in directories {
+            authorize_external(&self.permission, ctx, external)
+                .await
+                .map_err(denied)?;
         }
         let mut resources: Vec<String> = Vec::new();
         for target in targets {
@@ -201,51 +203,39 @@ impl ApplyPatch {
                 "patchText",
                 serde_json::Value::String(patch_text.to_owned()),
             );
-        self.permission.assert(request).await?;
-        Ok(())
+        self.permission.assert(request).await.map_err(denied)
     }
 
     /// Reads every named path once, after approval (never before: see the module order),
-    /// several files at a time. No lock is needed: writers replace files by renaming, and the
-    /// commit checks under each file's lock that it still holds the bytes read here.
+    /// several files at a time: every read starts at once on the blocking pool and the results
+    /// are taken in hunk order, so the failure reported is the first the patch names. No lock
+    /// is needed: writers replace files by renaming, and the commit checks under each file's
+    /// lock that it still holds the bytes read here.
     async fn read(&self, resolved: &[Resolved<'_>]) -> Result<HashMap<PathBuf, Disk>, ToolError> {
-        let mut tasks = JoinSet::new();
         let mut seen = HashSet::new();
-        for (index, target) in targets(resolved).into_iter().enumerate() {
-            if seen.insert(&target.path) {
-                let target = target.clone();
-                tasks.spawn_blocking(move || {
-                    let state = read_disk(&target.path);
-                    (index, target, state)
-                });
-            }
-        }
-        let mut disk = HashMap::new();
-        let mut failure: Option<(usize, String)> = None;
-        while let Some(joined) = tasks.join_next().await {
-            match joined {
-                Ok((_, target, Ok(state))) => {
-                    disk.insert(target.path, state);
+        let jobs: Vec<_> = targets(resolved)
+            .into_iter()
+            .filter(|target| seen.insert(&target.path))
+            .map(|target| {
+                let path = target.path.clone();
+                (target, blocking(move || read_disk(&path)))
+            })
+            .collect();
+        let mut disk = HashMap::with_capacity(jobs.len());
+        for (target, job) in jobs {
+            match job.await? {
+                Ok(state) => {
+                    disk.insert(target.path.clone(), state);
                 }
-                Ok((index, target, Err(err))) => {
-                    if failure.as_ref().is_none_or(|(first, _)| index < *first) {
-                        let message = format!(
-                            "Unable to apply patch at {}: cannot read it: {err}. {NOTHING_CHANGED}",
-                            target.resource
-                        );
-                        failure = Some((index, message));
-                    }
-                }
-                Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
-                Err(join) => {
-                    return Err(Defect::with_source("reading the patched files", join).into());
+                Err(err) => {
+                    return Err(ToolError::failure(format!(
+                        "Unable to apply patch at {}: cannot read it: {err}. {NOTHING_CHANGED}",
+                        target.resource
+                    )));
                 }
             }
         }
-        match failure {
-            Some((_, message)) => Err(ToolError::failure(message)),
-            None => Ok(disk),
-        }
+        Ok(disk)
     }
 }
 

@@ -9,9 +9,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::derive::derive;
-use super::diff::Window;
 use super::parse::{Hunk, HunkKind};
 use super::text::FileText;
+use crate::diff::Window;
+use crate::location::ExternalDirectory;
 
 /// A path a hunk names, resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,8 +21,8 @@ pub(crate) struct Target {
     pub(crate) resource: String,
     /// The canonical path.
     pub(crate) path: PathBuf,
-    /// `<dir>/*` of the `external_directory` permission a path outside the Location needs.
-    pub(crate) external: Option<String>,
+    /// The `external_directory` permission a path outside the Location needs.
+    pub(crate) external: Option<ExternalDirectory>,
 }
 
 /// A hunk with its paths resolved.

@@ -6,63 +6,24 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::diff::diff;
 use super::plan::FileChange;
+use crate::diff::{DiffStatus, FileDiff, unified};
+use crate::text::lossy;
 
 /// The structured output of `apply_patch`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ApplyPatchOutput {
     /// Every file the patch touched, in the order the patch first names it. A moved file is one
     /// entry, under its destination.
-    pub files: Vec<PatchedFile>,
+    pub files: Vec<FileDiff>,
     /// True when the diff texts were dropped because the output would exceed the byte limit of
     /// tool output; the counts are kept.
     pub compacted: bool,
 }
 
-/// One file's change.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct PatchedFile {
-    /// The file as permission sees it: relative to the Location, or absolute outside it.
-    pub file: String,
-    /// The real path that was changed.
-    pub target: String,
-    /// What happened to the file.
-    pub status: PatchStatus,
-    /// For a move: the file it was moved from.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
-    /// Lines added.
-    pub additions: usize,
-    /// Lines removed.
-    pub deletions: usize,
-    /// Changes of the patch that were already in place (a replayed patch).
-    pub already_applied: usize,
-    /// The unified diff; absent when the output was compacted.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub patch: Option<String>,
-}
-
-/// What happened to a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum PatchStatus {
-    /// Created.
-    Added,
-    /// Changed in place.
-    Modified,
-    /// Removed.
-    Deleted,
-    /// Moved (and perhaps changed).
-    Moved,
-    /// Left as it was: its changes were already applied, or cancelled each other out.
-    Unchanged,
-}
-
 /// The output for `changes`, with diffs dropped when it would exceed `max_bytes` as JSON.
 pub(crate) fn output(changes: &[FileChange], max_bytes: usize) -> ApplyPatchOutput {
-    let mut files: Vec<PatchedFile> = changes
+    let mut files: Vec<FileDiff> = changes
         .iter()
         .filter(|change| !folded_into_move(change, changes))
         .map(|change| file_diff(change, changes))
@@ -70,9 +31,7 @@ pub(crate) fn output(changes: &[FileChange], max_bytes: usize) -> ApplyPatchOutp
     let size = serde_json::to_vec(&files).map_or(usize::MAX, |json| json.len());
     let compacted = size > max_bytes;
     if compacted {
-        for file in &mut files {
-            file.patch = None;
-        }
+        files = files.into_iter().map(FileDiff::compact).collect();
     }
     ApplyPatchOutput { files, compacted }
 }
@@ -89,7 +48,7 @@ fn folded_into_move(change: &FileChange, all: &[FileChange]) -> bool {
         })
 }
 
-fn file_diff(change: &FileChange, all: &[FileChange]) -> PatchedFile {
+fn file_diff(change: &FileChange, all: &[FileChange]) -> FileDiff {
     let source = change.moved_from.as_ref().and_then(|from| {
         all.iter()
             .find(|c| c.target.path == from.path)
@@ -101,43 +60,44 @@ fn file_diff(change: &FileChange, all: &[FileChange]) -> PatchedFile {
     };
     let after = change.after.as_deref();
     let status = match (before.is_some(), after.is_some()) {
-        _ if from.is_some() && after.is_some() => PatchStatus::Moved,
-        (false, true) => PatchStatus::Added,
-        (true, false) => PatchStatus::Deleted,
-        _ if change.writes() => PatchStatus::Modified,
-        _ => PatchStatus::Unchanged,
+        _ if from.is_some() && after.is_some() => DiffStatus::Moved,
+        (false, true) => DiffStatus::Added,
+        (true, false) => DiffStatus::Deleted,
+        _ if change.writes() => DiffStatus::Modified,
+        _ => DiffStatus::Unchanged,
     };
     let old_name = from.as_deref().unwrap_or(&change.target.resource);
-    let diff = diff(
+    // Updated and added files are UTF-8 (borrowed here); only a deleted file may not be.
+    let (before, after) = (
+        lossy(before.unwrap_or_default()),
+        lossy(after.unwrap_or_default()),
+    );
+    let diff = unified(
         old_name,
         &change.target.resource,
-        before,
-        after,
+        &before,
+        &after,
         change.windows.as_deref(),
     );
-    PatchedFile {
-        file: change.target.resource.clone(),
-        target: change.target.path.to_string_lossy().into_owned(),
-        status,
+    FileDiff {
+        target: Some(change.target.path.to_string_lossy().into_owned()),
         from,
-        additions: diff.additions,
-        deletions: diff.deletions,
-        already_applied: change.already_applied,
-        patch: Some(diff.patch),
+        already_applied: Some(change.already_applied),
+        ..FileDiff::from_diff(&change.target.resource, status, diff)
     }
 }
 
 /// The text the model reads after a successful patch.
 pub(crate) fn model_text(output: &ApplyPatchOutput) -> String {
-    let changed: Vec<&PatchedFile> = output
+    let changed: Vec<&FileDiff> = output
         .files
         .iter()
-        .filter(|f| f.status != PatchStatus::Unchanged)
+        .filter(|f| f.status != DiffStatus::Unchanged)
         .collect();
-    let unchanged: Vec<&PatchedFile> = output
+    let unchanged: Vec<&FileDiff> = output
         .files
         .iter()
-        .filter(|f| f.status == PatchStatus::Unchanged)
+        .filter(|f| f.status == DiffStatus::Unchanged)
         .collect();
     let mut text = String::new();
     if changed.is_empty() {
@@ -146,13 +106,14 @@ pub(crate) fn model_text(output: &ApplyPatchOutput) -> String {
         text.push_str("Success. Updated the following files:\n");
         for file in &changed {
             let letter = match file.status {
-                PatchStatus::Added => 'A',
-                PatchStatus::Deleted => 'D',
+                DiffStatus::Added => 'A',
+                DiffStatus::Deleted => 'D',
                 _ => 'M',
             };
             let _ = write!(text, "{letter} {}", file.file);
-            if file.already_applied > 0 {
-                let _ = write!(text, " ({} already applied)", changes(file.already_applied));
+            let already = file.already_applied.unwrap_or_default();
+            if already > 0 {
+                let _ = write!(text, " ({} already applied)", changes(already));
             }
             text.push('\n');
         }
@@ -162,8 +123,9 @@ pub(crate) fn model_text(output: &ApplyPatchOutput) -> String {
             text.push_str("Left unchanged:\n");
         }
         for file in &unchanged {
-            let why = if file.already_applied > 0 {
-                format!("{} already applied", changes(file.already_applied))
+            let already = file.already_applied.unwrap_or_default();
+            let why = if already > 0 {
+                format!("{} already applied", changes(already))
             } else {
                 "no net change".to_owned()
             };

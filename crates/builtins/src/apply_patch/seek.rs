@@ -1,6 +1,8 @@
 //! Locating a chunk's lines in a file: four levels of leniency, each scanned completely before
 //! the next is tried, so an exact match anywhere after the cursor beats a normalised one nearer.
 
+use crate::text::fold::{fold, folded_eq};
+
 /// How loosely a match was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Level {
@@ -10,7 +12,8 @@ pub(crate) enum Level {
     TrimEnd,
     /// Leading and trailing whitespace ignored.
     Trim,
-    /// Whitespace around ignored and typographic punctuation and spaces normalised.
+    /// Whitespace around ignored and typographic punctuation and spaces folded (the table of
+    /// [`crate::text::fold`], which edit's last rung uses too).
     Unicode,
 }
 
@@ -22,24 +25,8 @@ impl Level {
             Self::Exact => file == pattern,
             Self::TrimEnd => file.trim_end() == pattern.trim_end(),
             Self::Trim => file.trim() == pattern.trim(),
-            Self::Unicode => file
-                .trim()
-                .chars()
-                .map(normalise)
-                .eq(pattern.trim().chars().map(normalise)),
+            Self::Unicode => folded_eq(file.trim(), pattern.trim()),
         }
-    }
-}
-
-/// The typographic look-alikes models and editors swap in (codex's set): dashes and the minus
-/// sign become `-`, curly single and double quotes `'` and `"`, the space family a space.
-pub(crate) fn normalise(c: char) -> char {
-    match c {
-        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-        '\u{2018}'..='\u{201B}' => '\'',
-        '\u{201C}'..='\u{201F}' => '"',
-        '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
-        c => c,
     }
 }
 
@@ -91,11 +78,8 @@ pub(crate) fn seek_line_start(lines: &[&str], prefix: &str, start: usize) -> Opt
         return None;
     }
     (start..lines.len()).find(|&at| {
-        let mut line = lines[at].trim().chars().map(normalise);
-        prefix
-            .chars()
-            .map(normalise)
-            .all(|c| line.next() == Some(c))
+        let mut line = lines[at].trim().chars().map(fold);
+        prefix.chars().map(fold).all(|c| line.next() == Some(c))
     })
 }
 

@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::group::GroupGuard;
 use super::supervise::{Finished, Outcome, Watch, supervise};
+use crate::blocking::blocking;
 
 /// What to run.
 #[derive(Debug, Clone, Copy)]
@@ -99,7 +100,9 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
         capture_limit: job.capture_limit,
         guard,
     };
-    let supervised = tokio::task::spawn_blocking(move || supervise(watch));
+    // The supervisor starts now and, being a blocking job, outlives this future: a cancelled
+    // call returns at once and leaves it to end the process group (see below).
+    let supervised = blocking(move || supervise(watch));
     // `wake_sender` lives until this returns or is dropped; either way the supervisor then
     // sees the wake pipe hang up and, unless already done, terminates the group.
     let outcome = tokio::select! {
@@ -111,7 +114,7 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
         Ok(Outcome::Finished(finished)) => Ok(finished),
         Ok(Outcome::Abandoned) => Err(RunError::Cancelled),
         Ok(Outcome::Failed(err)) => Err(RunError::Wait(err)),
-        Err(join) => Err(RunError::Wait(io::Error::other(join))),
+        Err(stopped) => Err(RunError::Wait(io::Error::other(stopped))),
     }
 }
 

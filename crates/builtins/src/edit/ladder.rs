@@ -13,7 +13,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::text::{Line, Lines, Needle, equal, find_all, prefix_end, split_indent, suffix_start};
+use super::needle::{Needle, equal, find_all, prefix_end, split_indent, suffix_start};
+use crate::text::lines::{Ending, Line, Lines};
 
 /// The rung that matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -220,7 +221,7 @@ fn candidates(lines: &Lines<'_>, old: &Needle<'_>, unicode: bool) -> Vec<usize> 
         return (0..lines.len()).collect();
     };
     let mut starts: Vec<usize> = lines
-        .text
+        .text()
         .match_indices(anchor.trim())
         .filter_map(|(at, _)| (lines.number_at(at) - 1).checked_sub(offset))
         .collect();
@@ -237,7 +238,7 @@ fn single_line(lines: &Lines<'_>, old: &str, new: &Needle<'_>, unicode: bool) ->
     for index in 0..lines.len() {
         let Line {
             start, content_end, ..
-        } = lines.lines[index];
+        } = lines.span(index);
         let content = lines.content(index);
         let content_trimmed = content.trim_end();
         let spans: Vec<(usize, usize)> = if unicode && !had_trailing {
@@ -249,11 +250,11 @@ fn single_line(lines: &Lines<'_>, old: &str, new: &Needle<'_>, unicode: bool) ->
         } else {
             Vec::new()
         };
-        let ending = if lines.ending(index).is_empty() {
-            lines.dominant_ending()
-        } else {
-            lines.ending(index)
-        };
+        let ending = match lines.ending(index) {
+            Ending::None => lines.crlf_if_any(),
+            ending => ending,
+        }
+        .as_str();
         found.extend(spans.into_iter().map(|(from, to)| Replacement {
             start: start + from,
             end: start + to,
@@ -273,7 +274,7 @@ fn plain_window(
 ) -> Option<(usize, usize)> {
     let count = old.lines.len();
     let last = count - 1;
-    let first_line = lines.lines[index];
+    let first_line = lines.span(index);
     let first = lines.content(index).trim_end();
     let start = first_line.start + suffix_start(first, old.lines[0].trim_end(), unicode)?;
     let mut end = if count == 1 {
@@ -282,7 +283,7 @@ fn plain_window(
         0
     };
     for (offset, want) in old.lines.iter().enumerate().skip(1) {
-        let line = lines.lines[index + offset];
+        let line = lines.span(index + offset);
         let content = lines.content(index + offset);
         if offset == last && !old.ends_with_newline {
             end = if let Some(at) = prefix_end(content, want, unicode) {
@@ -297,7 +298,7 @@ fn plain_window(
         }
     }
     if old.ends_with_newline {
-        end = lines.lines[index + last].end;
+        end = lines.span(index + last).end;
     }
     Some((start, end))
 }
@@ -336,8 +337,8 @@ fn indented_window(
             }
         }
     }
-    let start = lines.lines[index].start;
-    let last = lines.lines[index + count - 1];
+    let start = lines.span(index).start;
+    let last = lines.span(index + count - 1);
     let end = if old.ends_with_newline {
         last.end
     } else {
@@ -393,11 +394,12 @@ fn remove_indent<'a>(line: &'a str, prefix: &str) -> &'a str {
 }
 
 /// The ending newString's lines get: the region's first line ending, else the file's.
-fn region_ending<'a>(lines: &Lines<'a>, index: usize, count: usize) -> &'a str {
+fn region_ending(lines: &Lines<'_>, index: usize, count: usize) -> &'static str {
     (index..index + count)
         .map(|i| lines.ending(i))
-        .find(|ending| !ending.is_empty())
-        .unwrap_or_else(|| lines.dominant_ending())
+        .find(|ending| *ending != Ending::None)
+        .unwrap_or_else(|| lines.crlf_if_any())
+        .as_str()
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@
 //!   the bytes' hash, so a writer outside this process is never overwritten.
 
 mod ladder;
+mod needle;
 mod report;
-mod text;
 
 use std::ops::Not;
 
@@ -23,14 +23,14 @@ use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError};
 
 pub use ladder::Rung;
 
-use crate::authorize::authorize;
+use crate::authorize::{authorize, prefixed_denial};
 use crate::diff::{DiffStatus, FileDiff};
 use crate::error::Error;
 use crate::location::Kind;
 use crate::mutation::{BOM, ContentHash, Transaction};
 use crate::services::LocationServices;
+use crate::text::{self, Decoded, lines::Lines};
 use ladder::{Miss, Plan};
-use text::Lines;
 
 const DESCRIPTION: &str = "Replace text in a file. oldString must identify one region of the \
 file: copy it from read's output without the line-number prefix (\"12: \"), with enough \
@@ -105,12 +105,15 @@ impl Execute for Edit {
                 "oldString must not be empty. Use write to create or overwrite a file.",
             ));
         }
+        let unable = format!("Unable to edit {}", input.path);
         let resolved = self
             .services
             .location
             .resolve(&input.path, Kind::File)
-            .map_err(|err| ToolError::failure(format!("Unable to edit {}: {err}", input.path)))?;
-        authorize(&self.services.permission, ctx, &resolved, "edit").await?;
+            .map_err(|err| ToolError::failure(format!("{unable}: {err}")))?;
+        authorize(&self.services.permission, ctx, &resolved, "edit")
+            .await
+            .map_err(|err| prefixed_denial(&unable, err))?;
         let request = Request {
             resource: resolved.resource.clone(),
             old: input.old_string,
@@ -206,21 +209,10 @@ impl Failure {
 /// Decodes `bytes`, runs the ladder (again without read's line numbers if that fails) and
 /// builds the new bytes.
 pub(crate) fn prepare(bytes: &[u8], request: &Request) -> Result<Prepared, Failure> {
-    let (bom, body) = match bytes.strip_prefix(BOM) {
-        Some(body) => (true, body),
-        None => (false, bytes),
-    };
-    let text = std::str::from_utf8(body).map_err(|err| {
-        let offset = err.valid_up_to() + if bom { BOM.len() } else { 0 };
-        Failure::NotUtf8 {
-            offset,
-            line: body[..err.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-                + 1,
-            utf16: bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF"),
-        }
+    let Decoded { bom, body: text } = text::decode(bytes).map_err(|bad| Failure::NotUtf8 {
+        offset: bad.offset,
+        line: bad.line,
+        utf16: bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF"),
     })?;
     let mut stripped = false;
     let plan = match ladder::find(text, &request.old, &request.new, request.replace_all) {

@@ -4,7 +4,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::ladder::{Rung, Shift};
-use super::text::{Lines, Needle};
+use super::needle::Needle;
+use crate::text::lines::Lines;
 
 /// Lines of each side the success preview shows (reference ED8).
 const PREVIEW_LINES: usize = 6;

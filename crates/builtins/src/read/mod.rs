@@ -21,7 +21,8 @@ use tackle_tool_core::{
 
 pub use listing::Entry;
 
-use crate::authorize::authorize;
+use crate::authorize::{authorize, prefixed_denial};
+use crate::blocking::blocking;
 use crate::location::{EntryKind, Kind, Resolved};
 use crate::services::LocationServices;
 use file::{FileRead, ReadFailure, read_file};
@@ -194,10 +195,12 @@ impl Execute for Read {
             .location
             .resolve(&input.path, Kind::Directory)
             .map_err(|err| ToolError::failure(unable(&input.path, &err)))?;
-        authorize(&self.services.permission, ctx, &resolved, "read").await?;
+        authorize(&self.services.permission, ctx, &resolved, "read")
+            .await
+            .map_err(|err| prefixed_denial(&format!("Unable to read {}", input.path), err))?;
         let services = self.services.clone();
         let budget = ctx.budget;
-        run_blocking(move || read_resolved(&services, &resolved, offset, limit, &budget)).await
+        blocking(move || read_resolved(&services, &resolved, offset, limit, &budget)).await?
     }
 }
 
@@ -210,7 +213,7 @@ impl Read {
         budget: Budget,
     ) -> Result<Rendered<ReadOutput>, ToolError> {
         let store = self.services.store.clone();
-        run_blocking(move || {
+        blocking(move || {
             let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
             let limits = PageLimits::new(
                 to_usize(limit).min(page_lines(&budget)),
@@ -222,18 +225,7 @@ impl Read {
                 .map_err(|err| ToolError::failure(format!("Unable to read {reference}: {err}")))?;
             Ok(managed_page(&reference, &page))
         })
-        .await
-    }
-}
-
-/// Runs blocking filesystem work off the async executor.
-async fn run_blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
-) -> Result<T, ToolError> {
-    match tokio::task::spawn_blocking(work).await {
-        Ok(result) => result,
-        Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
-        Err(join) => Err(ToolError::defect(format!("read was interrupted: {join}"))),
+        .await?
     }
 }
 

@@ -15,6 +15,7 @@ use super::find::find;
 use super::pattern::Glob;
 use super::report::{self, Base, SkippedPaths};
 use super::scope::{self, SearchSettings, Services, path_argument};
+use crate::blocking::blocking;
 use crate::location::{EntryKind, Location};
 
 /// The default number of files returned.
@@ -94,8 +95,7 @@ impl Execute for GlobTool {
         let budget = Budget::new(budget_limit, Some(ctx.cancel.clone()));
         let root = scope.root.clone();
         let boundary = scope.base.boundary.clone();
-        let found =
-            scope::blocking(move || find(&root, &boundary, &glob, Some(limit), &budget)).await?;
+        let found = blocking(move || find(&root, &boundary, &glob, Some(limit), &budget)).await?;
         let output = GlobOutput {
             files: found
                 .files

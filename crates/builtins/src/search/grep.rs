@@ -16,6 +16,7 @@ use super::pattern::{self, Glob};
 use super::report::{self, Base, SkippedPaths, plural};
 use super::scan::{self, Query, Scan};
 use super::scope::{self, SearchSettings, Services, path_argument};
+use crate::blocking::blocking;
 use crate::location::{EntryKind, Location};
 
 /// The default number of matching lines returned.
@@ -124,7 +125,7 @@ impl Execute for GrepTool {
         let scan = match scope.kind {
             None => return Err(scope::not_found(path)),
             Some(EntryKind::File) => {
-                scope::blocking(move || {
+                blocking(move || {
                     let query = Query {
                         matcher: &matcher,
                         include: None,
@@ -141,7 +142,7 @@ impl Execute for GrepTool {
                     _ => None,
                 };
                 let boundary = scope.base.boundary.clone();
-                scope::blocking(move || {
+                blocking(move || {
                     let query = Query {
                         matcher: &matcher,
                         include: include.as_ref(),

@@ -5,12 +5,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tackle_permission::{Permission, PermissionError, Request};
+use tackle_permission::{Permission, Request};
 use tackle_tool_core::{Context, ToolError, ToolFailure};
 
 use super::budget::DEFAULT_BUDGET;
 use super::report::Base;
-use crate::authorize::authorize_external;
+use crate::authorize::{authorize_external, prefixed_denial};
 use crate::location::{EntryKind, Kind, Location};
 
 /// Host settings of the search tools.
@@ -105,29 +105,4 @@ pub(crate) fn check_argument(what: &str, value: &str) -> Result<(), ToolError> {
 /// GR2: the message for a search path that does not exist, naming the path as given.
 pub(crate) fn not_found(path: &str) -> ToolError {
     ToolFailure::new(format!("Search path not found: {path}")).into()
-}
-
-/// Runs a blocking search off the async threads. A panic inside is a defect.
-pub(crate) async fn blocking<T, F>(work: F) -> Result<T, ToolError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> T + Send + 'static,
-{
-    tokio::task::spawn_blocking(work).await.map_err(|err| {
-        tackle_tool_core::Defect::with_source("the search thread failed", err).into()
-    })
-}
-
-/// A permission error as a tool error; a configured denial's message is prefixed with the
-/// leaf's failure text (`Unable to grep for x: Permission denied: ...`). Declines stay halts
-/// and a user's feedback stays the user's words.
-fn prefixed_denial(prefix: &str, err: PermissionError) -> ToolError {
-    let blocked = matches!(err, PermissionError::Blocked { .. });
-    match ToolError::from(err) {
-        ToolError::Failure(mut failure) if blocked => {
-            failure.message = format!("{prefix}: {}", failure.message);
-            ToolError::Failure(failure)
-        }
-        other => other,
-    }
 }

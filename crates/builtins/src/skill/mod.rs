@@ -20,7 +20,7 @@ pub use discover::{
     SkillSources,
 };
 
-use crate::interactive::prefixed_denial;
+use crate::authorize::prefixed_denial;
 
 /// At most this many of a skill's files are listed (SK4 `FILE_LIMIT`).
 pub const FILE_LIMIT: usize = 10;

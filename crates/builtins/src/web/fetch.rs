@@ -23,7 +23,8 @@ use url::Url;
 
 use super::convert::{decode, html_to_markdown, html_to_text};
 use super::guard::{Blocked, GuardedResolver, WebAccess};
-use crate::interactive::prefixed_denial;
+use crate::authorize::prefixed_denial;
+use crate::blocking::blocking;
 
 /// Bodies are cut after this many bytes (5 MiB).
 pub const MAX_RESPONSE_BYTES: usize = 5 * 1024 * 1024;
@@ -333,7 +334,7 @@ impl WebFetch {
         drop(response);
         let html = content_type.to_ascii_lowercase().contains("text/html");
         let format = input.format;
-        let converted = tokio::task::spawn_blocking(move || {
+        let (mut output, content_type) = blocking(move || {
             let text = decode(&body, &content_type, !truncated);
             let output = match format {
                 FetchFormat::Markdown if html => html_to_markdown(&text),
@@ -342,9 +343,7 @@ impl WebFetch {
             };
             (output, content_type)
         })
-        .await;
-        let (mut output, content_type) =
-            converted.map_err(|err| Defect::with_source("the HTML conversion failed", err))?;
+        .await?;
         if html && format != FetchFormat::Html && output.trim().is_empty() {
             return Err(fail(
                 "the page has no readable content (it may need JavaScript, or it blocks automated access)"

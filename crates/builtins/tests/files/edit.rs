@@ -91,10 +91,11 @@ async fn denials_change_and_reveal_nothing() {
                 json!({"path": target, "oldString": "before", "newString": "after"}),
             )
             .await;
-        assert!(
-            message.starts_with(&format!("Permission denied: {denied}")),
-            "{message}"
+        let unable = format!(
+            "Unable to edit {}: Permission denied: {denied}",
+            target.display()
         );
+        assert!(message.starts_with(&unable), "{message}");
         assert_eq!(std::fs::read(&target).unwrap(), b"before");
     }
     let fx = Fixture::with(Reply::Once, &["edit"]);

@@ -9,4 +9,5 @@ mod location;
 mod mutation;
 mod read;
 mod support;
+mod typographic;
 mod write;

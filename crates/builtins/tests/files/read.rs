@@ -58,10 +58,7 @@ async fn a_denial_reads_nothing() {
     let fx = Fixture::with(Reply::Once, &["read"]);
     fx.put("secret.txt", "TOP SECRET");
     let message = fx.failure("read", json!({"path": "secret.txt"})).await;
-    assert!(
-        message.starts_with("Permission denied: read \"secret.txt\""),
-        "{message}"
-    );
+    insta::assert_snapshot!(message, @r#"Unable to read secret.txt: Permission denied: read "secret.txt" is blocked by the configured rule {action: "read", resource: "*", effect: "deny"}. Do not retry it; use another approach or ask the user to change the rule."#);
     assert!(!message.contains("TOP SECRET"));
     let declined = Fixture::with(Reply::Reject { message: None }, &[]);
     declined.put("a.txt", "x");
@@ -75,10 +72,11 @@ async fn a_denial_reads_nothing() {
     let path = fx.real_outside().join("x.txt");
     std::fs::write(&path, "x").unwrap();
     let message = fx.failure("read", json!({"path": path})).await;
-    assert!(
-        message.starts_with("Permission denied: external_directory"),
-        "{message}"
+    let unable = format!(
+        "Unable to read {}: Permission denied: external_directory",
+        path.display()
     );
+    assert!(message.starts_with(&unable), "{message}");
     assert!(fx.asked().is_empty());
 }
 

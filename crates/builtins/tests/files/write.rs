@@ -112,10 +112,11 @@ async fn denials_write_nothing() {
         let message = fx
             .failure("write", json!({"path": target, "content": "x"}))
             .await;
-        assert!(
-            message.starts_with(&format!("Permission denied: {denied}")),
-            "{message}"
+        let unable = format!(
+            "Unable to write {}: Permission denied: {denied}",
+            target.display()
         );
+        assert!(message.starts_with(&unable), "{message}");
         assert!(!target.exists());
     }
     let fx = Fixture::with(Reply::Once, &["edit"]);

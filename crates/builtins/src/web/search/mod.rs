@@ -23,7 +23,7 @@ pub use providers::{
     REQUEST_TIMEOUT, parse_response,
 };
 
-use crate::interactive::prefixed_denial;
+use crate::authorize::prefixed_denial;
 
 /// The most results one search may ask for.
 pub const MAX_NUM_RESULTS: u32 = 20;

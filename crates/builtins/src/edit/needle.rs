@@ -1,79 +1,8 @@
-//! Text as the edit tool sees it: lines with their own endings, and the character comparisons
-//! the match ladder uses (optionally folding typographic punctuation and spaces).
+//! oldString and newString as the match ladder sees them, and the character comparisons it
+//! makes (optionally folding typographic punctuation and spaces with the shared table of
+//! [`crate::text::fold`]). The file's own lines are [`crate::text::lines::Lines`].
 
-/// One line of a text: `start..content_end` is the content, `content_end..end` its ending.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Line {
-    pub(crate) start: usize,
-    pub(crate) content_end: usize,
-    pub(crate) end: usize,
-}
-
-/// A text split into lines; a final line ending does not start another line.
-#[derive(Debug)]
-pub(crate) struct Lines<'a> {
-    pub(crate) text: &'a str,
-    pub(crate) lines: Vec<Line>,
-}
-
-impl<'a> Lines<'a> {
-    pub(crate) fn new(text: &'a str) -> Self {
-        let bytes = text.as_bytes();
-        let mut lines = Vec::new();
-        let mut start = 0;
-        while start < bytes.len() {
-            let (content_end, end) = match memchr::memchr(b'\n', &bytes[start..]) {
-                Some(at) => {
-                    let newline = start + at;
-                    let content_end = if newline > start && bytes[newline - 1] == b'\r' {
-                        newline - 1
-                    } else {
-                        newline
-                    };
-                    (content_end, newline + 1)
-                }
-                None => (bytes.len(), bytes.len()),
-            };
-            lines.push(Line {
-                start,
-                content_end,
-                end,
-            });
-            start = end;
-        }
-        Self { text, lines }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.lines.len()
-    }
-
-    /// The content of line `index` (0-based), without its ending.
-    pub(crate) fn content(&self, index: usize) -> &'a str {
-        let line = self.lines[index];
-        &self.text[line.start..line.content_end]
-    }
-
-    /// The ending of line `index`: `"\r\n"`, `"\n"` or `""` (a last line without one).
-    pub(crate) fn ending(&self, index: usize) -> &'a str {
-        let line = self.lines[index];
-        &self.text[line.content_end..line.end]
-    }
-
-    /// The 1-based number of the line holding byte `offset`.
-    pub(crate) fn number_at(&self, offset: usize) -> usize {
-        self.lines.partition_point(|line| line.end <= offset) + 1
-    }
-
-    /// The file's prevailing ending: CRLF when any line uses it, else LF (reference ED4).
-    pub(crate) fn dominant_ending(&self) -> &'static str {
-        if self.text.contains("\r\n") {
-            "\r\n"
-        } else {
-            "\n"
-        }
-    }
-}
+use crate::text::fold::{fold, folded_eq};
 
 /// A needle (oldString or newString) as lines without endings, and whether it ended with one.
 #[derive(Debug)]
@@ -110,27 +39,13 @@ impl<'a> Needle<'a> {
     }
 }
 
-/// Folds typographic quotes, dashes and the no-break space family to ASCII, one char for one.
-pub(crate) fn fold(c: char) -> char {
-    match c {
-        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => '\'',
-        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => '"',
-        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-        '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
-        _ => c,
-    }
-}
-
 fn key(c: char, unicode: bool) -> char {
     if unicode { fold(c) } else { c }
 }
 
 /// `a` equals `b`, comparing folded characters when `unicode`.
 pub(crate) fn equal(a: &str, b: &str, unicode: bool) -> bool {
-    if !unicode {
-        return a == b;
-    }
-    a.chars().map(fold).eq(b.chars().map(fold))
+    if unicode { folded_eq(a, b) } else { a == b }
 }
 
 /// Where `suffix` starts in `hay` if `hay` ends with it (byte offset into `hay`).
@@ -193,19 +108,6 @@ pub(crate) fn split_indent(line: &str) -> (&str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lines_keep_their_own_endings() {
-        let lines = Lines::new("a\r\nb\nc");
-        assert_eq!(lines.len(), 3);
-        assert_eq!((lines.content(0), lines.ending(0)), ("a", "\r\n"));
-        assert_eq!((lines.content(1), lines.ending(1)), ("b", "\n"));
-        assert_eq!((lines.content(2), lines.ending(2)), ("c", ""));
-        assert_eq!(lines.number_at(0), 1);
-        assert_eq!(lines.number_at(3), 2);
-        assert_eq!(Lines::new("x\n").len(), 1);
-        assert_eq!(Lines::new("").len(), 0);
-    }
 
     #[test]
     fn needles() {

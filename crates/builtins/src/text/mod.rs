@@ -1,0 +1,92 @@
+//! The text core of the file tools: how edit, write and apply_patch see a file's bytes as text.
+//!
+//! One place for what they must agree on, so the same input means the same thing in each:
+//! the UTF-8 decoding with its BOM ([`decode`]), the line model that keeps each line's ending
+//! ([`lines`]) and the typographic fold table ([`fold`]).
+
+pub(crate) mod fold;
+pub(crate) mod lines;
+
+use std::borrow::Cow;
+
+/// A UTF-8 byte order mark.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A file's bytes as UTF-8 text: whether a BOM came first, and the text after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Decoded<'a> {
+    pub(crate) bom: bool,
+    pub(crate) body: &'a str,
+}
+
+/// The bytes are not UTF-8: the first invalid byte's offset in the file (BOM included) and the
+/// 1-based line it is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NotUtf8 {
+    pub(crate) offset: usize,
+    pub(crate) line: usize,
+}
+
+/// Decodes `bytes` as UTF-8 after an optional BOM, refusing anything else: the file tools never
+/// write U+FFFD in place of bytes they could not read.
+pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, NotUtf8> {
+    let (bom, rest) = match bytes.strip_prefix(BOM) {
+        Some(rest) => (true, rest),
+        None => (false, bytes),
+    };
+    match std::str::from_utf8(rest) {
+        Ok(body) => Ok(Decoded { bom, body }),
+        Err(err) => {
+            let valid = err.valid_up_to();
+            Err(NotUtf8 {
+                offset: valid + if bom { BOM.len() } else { 0 },
+                line: memchr::memchr_iter(b'\n', &rest[..valid]).count() + 1,
+            })
+        }
+    }
+}
+
+/// `bytes` without a BOM, as text for display only (a diff of a file that was not UTF-8):
+/// borrowed when valid, with U+FFFD for invalid bytes otherwise.
+pub(crate) fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    String::from_utf8_lossy(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_with_and_without_a_bom() {
+        assert_eq!(
+            decode(b"\xEF\xBB\xBFa\n"),
+            Ok(Decoded {
+                bom: true,
+                body: "a\n"
+            })
+        );
+        assert_eq!(
+            decode(b"a"),
+            Ok(Decoded {
+                bom: false,
+                body: "a"
+            })
+        );
+    }
+
+    #[test]
+    fn refuses_invalid_utf8_with_offset_and_line() {
+        assert_eq!(decode(b"ab\xFFc"), Err(NotUtf8 { offset: 2, line: 1 }));
+        assert_eq!(
+            decode(b"\xEF\xBB\xBFa\n\xC3"),
+            Err(NotUtf8 { offset: 5, line: 2 })
+        );
+    }
+
+    #[test]
+    fn lossy_strips_the_bom() {
+        assert_eq!(lossy(b"\xEF\xBB\xBFa\xFF"), "a\u{FFFD}");
+        assert!(matches!(lossy(b"ok"), Cow::Borrowed("ok")));
+    }
+}
