@@ -97,6 +97,7 @@ impl<'a> Lines<'a> {
     }
 
     /// Every line's content, without endings.
+    #[cfg_attr(not(feature = "apply-patch"), allow(dead_code))]
     pub(crate) fn contents(&self) -> Vec<&'a str> {
         (0..self.len()).map(|i| self.content(i)).collect()
     }
@@ -118,6 +119,7 @@ impl<'a> Lines<'a> {
 
     /// The ending most lines use (CRLF only when it is the majority): apply_patch's rule for
     /// lines a patch adds, so a mostly-LF file with a stray CRLF line stays mostly LF.
+    #[cfg_attr(not(feature = "apply-patch"), allow(dead_code))]
     pub(crate) fn majority_ending(&self) -> Ending {
         let (mut crlf, mut lf) = (0, 0);
         for index in 0..self.len() {
