@@ -6,7 +6,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tackle_tool_core::{Content, Context, Execute, Tool, ToolError};
+use tackle_tool_core::{Content, Context, Execute, SharedAction, Tool, ToolError};
 
 use crate::authorize::{authorize, prefixed_denial};
 use crate::diff::{DiffStatus, FileDiff};
@@ -61,7 +61,7 @@ pub fn tool(services: &LocationServices) -> Tool {
         ))]
     })
     .build()
-    .with_action("edit")
+    .with_action(SharedAction::Edit)
 }
 
 struct Write {

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use tackle_registry::ToolRegistry;
-use tackle_tool_core::ShowAll;
+use tackle_tool_core::{SharedAction, ShowAll};
 
 use crate::support::*;
 
@@ -17,9 +17,9 @@ fn filtering_fixture() -> (Fixture, tackle_registry::Registration) {
         .register(named(&[
             ("question", echo("")),
             ("bash", echo("")),
-            ("edit", edit.with_action("edit")),
-            ("write", echo("").with_action("edit")),
-            ("apply_patch", echo("").with_action("edit")),
+            ("edit", edit.with_action(SharedAction::Edit)),
+            ("write", echo("").with_action(SharedAction::Edit)),
+            ("apply_patch", echo("").with_action(SharedAction::Edit)),
         ]))
         .unwrap();
     (fx, guard)
@@ -65,15 +65,13 @@ fn permission_decoration_stays_isolated() {
         .tools()
         .register(named(&[
             ("first", shared.clone()),
-            ("second", shared.with_action("edit")),
+            ("second", shared.with_action(SharedAction::Edit)),
         ]))
         .unwrap();
-    let _side = shared.with_action("question");
+    // Decorating the shared value again changes neither registration.
+    let _side = shared.with_action(SharedAction::Edit);
     assert_eq!(fx.names(&Rules(vec![("edit", "*", true)])), ["first"]);
-    assert_eq!(
-        fx.names(&Rules(vec![("question", "*", true)])),
-        ["first", "second"]
-    );
+    assert_eq!(fx.names(&Rules(vec![("first", "*", true)])), ["second"]);
 }
 
 #[test]

@@ -42,5 +42,5 @@ pub use error::{Defect, Halt, RegistrationError, ToolError, ToolFailure};
 pub use name::validate_name;
 pub use rendered::Rendered;
 pub use schema::{input_schema_for, output_schema_for};
-pub use tool::{Definition, Execute, FnExecute, Tool, TypedTool, from_fn};
+pub use tool::{Definition, Execute, FnExecute, SharedAction, Tool, TypedTool, from_fn};
 pub use visibility::{ShowAll, Visibility};

@@ -201,14 +201,37 @@ impl Tool {
         Arc::ptr_eq(&self.shared, &other.shared)
     }
 
-    /// A new tool value sharing this runtime whose permission action is `action`; this value
-    /// is unchanged. For builtins only (`edit`, `write` and `apply_patch` declare `edit`).
-    #[cfg(feature = "builtin-action")]
+    /// A new tool value sharing this runtime whose permission action is the shared `action`
+    /// instead of its registered name; this value is unchanged (`edit`, `write` and
+    /// `apply_patch` all declare [`SharedAction::Edit`]).
     #[must_use]
-    pub fn with_action(&self, action: &str) -> Tool {
+    pub fn with_action(&self, action: SharedAction) -> Tool {
         Tool {
             shared: Arc::clone(&self.shared),
-            action: Some(Arc::from(action)),
+            action: Some(Arc::from(action.as_str())),
+        }
+    }
+}
+
+/// A permission action several tools share, which a tool may declare instead of its name.
+///
+/// The set is closed: a tool can join a family whose rules the user already writes (denying
+/// `edit` hides and refuses every tool that changes files), but no crate can give a tool an
+/// action of its own choosing, so no tool can borrow the rules of an unrelated one. A cargo
+/// feature could not guarantee that, since Cargo turns a feature on for every crate of a build
+/// once any of them asks for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SharedAction {
+    /// Changing files: `edit`, `write` and `apply_patch`.
+    Edit,
+}
+
+impl SharedAction {
+    /// The action's name in permission rules.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Edit => "edit",
         }
     }
 }

@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tackle_permission::{Permission, Request};
-use tackle_tool_core::{Content, Context, Execute, Tool, ToolError, ToolFailure};
+use tackle_tool_core::{Content, Context, Execute, SharedAction, Tool, ToolError, ToolFailure};
 
 use crate::authorize::{authorize_external, prefixed_denial};
 use crate::blocking::blocking;
@@ -91,7 +91,7 @@ pub fn tool(services: &LocationServices) -> Tool {
     Tool::typed(DESCRIPTION, leaf)
         .model_output(|output: &ApplyPatchOutput| vec![Content::text(report::model_text(output))])
         .build()
-        .with_action("edit")
+        .with_action(SharedAction::Edit)
 }
 
 /// The `apply_patch` leaf of one Location.

@@ -19,7 +19,7 @@ use std::ops::Not;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError};
+use tackle_tool_core::{Context, Execute, Rendered, SharedAction, Tool, ToolError};
 
 pub use ladder::Rung;
 
@@ -79,7 +79,7 @@ pub fn tool(services: &LocationServices) -> Tool {
     )
     .rendered()
     .build()
-    .with_action("edit")
+    .with_action(SharedAction::Edit)
 }
 
 struct Edit {
