@@ -332,5 +332,5 @@ fn patch_tool(location: Location, permission: Permission) -> Tool {
         location.root().join(".unused-data"),
     ));
     let services = LocationServices::new(location, permission, store, FileMutation::new());
-    tackle_builtins::apply_patch::tool(&services)
+    tackle_builtins::builtin_tool(&services, "apply_patch").expect("apply_patch is built")
 }

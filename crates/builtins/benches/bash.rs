@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tackle_builtins::Location;
-use tackle_builtins::bash::{BashOptions, bash_tool};
+use tackle_builtins::{FileMutation, LocationServices, builtin_tool};
+use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{AnswerAll, Effect, Permission, Reply, Rule, Ruleset, SavedApprovals};
 use tackle_tool_core::{Call, Context, Tool};
 
@@ -29,7 +30,10 @@ fn tool(dir: &std::path::Path) -> Tool {
         Arc::new(AnswerAll(Reply::Once)),
     );
     let location = Location::new(dir).expect("location");
-    bash_tool(location, permission, BashOptions::default())
+    // A raw run never spills, so the store's directory is never created.
+    let store = OutputStore::new(StoreConfig::in_data_dir(dir.join(".unused-data")));
+    let services = LocationServices::new(location, permission, store, FileMutation::new());
+    builtin_tool(&services, "bash").expect("bash is built")
 }
 
 async fn through_tool(tool: &Tool, command: &str) -> Duration {

@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tackle_builtins::Location;
-use tackle_builtins::search::{SearchSettings, glob_tool, grep_tool};
+use tackle_builtins::search::SearchSettings;
+use tackle_builtins::{FileMutation, LocationServices, builtin_tool};
+use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{AnswerAll, Effect, Permission, Reply, Rule, Ruleset, SavedApprovals};
 use tackle_tool_core::{Call, Context, Tool};
 
@@ -203,9 +205,13 @@ impl Tools {
         let settings = SearchSettings {
             budget: Duration::from_secs(600),
         };
+        // A raw run never spills, so the store's directory is never created.
+        let store = OutputStore::new(StoreConfig::in_data_dir(dir.join(".unused-data")));
+        let services = LocationServices::new(location, permission, store, FileMutation::new())
+            .with_search(settings);
         Self {
-            glob: glob_tool(location.clone(), permission.clone(), settings),
-            grep: grep_tool(location, permission, settings),
+            glob: builtin_tool(&services, "glob").unwrap(),
+            grep: builtin_tool(&services, "grep").unwrap(),
         }
     }
 

@@ -1,5 +1,8 @@
 //! The builtin leaf tools of tackle, and the Location services they share.
 //!
+//! Every builtin is built the same way from a Location's [`LocationServices`];
+//! [`builtin_tools`] is the one catalog and [`builtin_tool`] builds a single one.
+//!
 //! This crate holds [`Location`] and path resolution ([`location`]), safe file mutation
 //! ([`mutation`]) and the leaf tools built on them. Every leaf follows one order: resolve the
 //! path, assert `external_directory` if it lies outside the Location, assert the tool's own
@@ -15,10 +18,10 @@ pub mod authorize;
 #[cfg(feature = "bash")]
 pub mod bash;
 mod blocking;
+mod catalog;
 pub mod diff;
 pub mod edit;
 pub mod error;
-mod interactive;
 pub mod location;
 pub mod mutation;
 pub mod question;
@@ -34,39 +37,9 @@ pub mod web;
 pub mod write;
 
 pub use authorize::{authorize, authorize_external};
+pub use catalog::{builtin_tool, builtin_tools};
 pub use diff::{DiffStatus, FileDiff};
 pub use error::{Error, PathReason};
-pub use interactive::{InteractiveServices, interactive_tools};
 pub use location::{EntryKind, ExternalDirectory, Kind, Location, Resolved};
 pub use mutation::{ContentHash, FileMutation, Operation, TextWritten, Transaction, Written};
 pub use services::LocationServices;
-
-use tackle_tool_core::Tool;
-
-/// Every builtin leaf for the Location of `services`, by name, in catalog order.
-pub fn builtin_tools(services: &LocationServices) -> Vec<(String, Tool)> {
-    // Each family is there only with its cargo feature.
-    let mut tools: Vec<(String, Tool)> = [
-        #[cfg(feature = "bash")]
-        ("bash", bash::tool(services)),
-        ("read", read::tool(services)),
-        ("edit", edit::tool(services)),
-        ("write", write::tool(services)),
-        #[cfg(feature = "apply-patch")]
-        ("apply_patch", apply_patch::tool(services)),
-        #[cfg(feature = "search")]
-        ("glob", search::glob_for(services)),
-        #[cfg(feature = "search")]
-        ("grep", search::grep_for(services)),
-    ]
-    .into_iter()
-    .map(|(name, tool)| (name.to_owned(), tool))
-    .collect();
-    // question, skill, todowrite, webfetch, websearch: those the services make usable.
-    tools.extend(interactive_tools(
-        &services.permission,
-        services.location.root(),
-        &services.interactive,
-    ));
-    tools
-}

@@ -2,7 +2,7 @@
 //!
 //! The host supplies a [`QuestionService`]; a host that cannot ask anyone (headless) supplies
 //! none, and the tool is then left out of the catalog instead of being offered and hanging
-//! (see [`InteractiveServices`](crate::InteractiveServices)). A dismissal is
+//! (see [`LocationServices::with_questions`](crate::LocationServices::with_questions)). A dismissal is
 //! [`Halt::Dismissed`]: the host's turn stops and the model sees nothing. There is no timeout:
 //! the user answers when they answer (QU5).
 
@@ -84,6 +84,7 @@ pub struct QuestionRequest {
 
 /// Why a [`QuestionService`] did not answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum QuestionError {
     /// The user dismissed the questions: the host's turn stops.
     #[error("The user dismissed this question")]
@@ -201,7 +202,7 @@ pub fn answers_text(questions: &[Prompt], answers: &[Vec<String>]) -> String {
 }
 
 /// The `question` tool asking through `service`, asserting through `permission`.
-pub fn question_tool(permission: Permission, service: Arc<dyn QuestionService>) -> Tool {
+pub(crate) fn question_tool(permission: Permission, service: Arc<dyn QuestionService>) -> Tool {
     Tool::typed(
         DESCRIPTION,
         Question {

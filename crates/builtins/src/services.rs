@@ -1,38 +1,67 @@
 //! The services a Location's leaves are built from.
 //!
-//! Every builtin leaf is built the same way, `tool(&LocationServices) -> Tool`, capturing what
-//! it needs from here. This module sits at the bottom of the crate (it uses only the Location,
-//! file mutation and the interactive services), so no leaf imports upward from the crate root.
+//! Every builtin is built the same way, `tool(&LocationServices) -> Option<Tool>` (`None`: it
+//! cannot work with these services and is not offered), capturing what it needs from here;
+//! [`crate::builtin_tools`] is the one catalog. This module sits at the bottom of the crate
+//! (it uses only the Location, file mutation and the leaves' configuration types), so no leaf
+//! imports upward from the crate root.
+
+use std::fmt;
+use std::sync::Arc;
 
 use tackle_output_store::OutputStore;
 use tackle_permission::Permission;
 
-use crate::interactive::InteractiveServices;
 use crate::location::Location;
 use crate::mutation::FileMutation;
+use crate::question::QuestionService;
+use crate::skill::SkillSources;
+use crate::todo::TodoStore;
 
-/// What the leaves of one Location capture when they are built (reference A7): the Location,
-/// its permission service, the output store (for managed-output references) and the file
-/// mutation service (share one per process, so every Location serializes writes together).
-#[derive(Clone, Debug)]
+/// What the leaves of one Location capture when they are built (reference A7).
+///
+/// Built with [`new`](Self::new) and the `with_*` methods; a host reads what it shares with
+/// the leaves (the todo store, say) through the accessors.
+#[derive(Clone)]
+#[non_exhaustive]
 pub struct LocationServices {
     /// The working directory paths resolve against.
     pub location: Location,
     /// Asked before anything is read or changed.
     pub permission: Permission,
-    /// Serves `tool-output://` references to `read`; its limits size `read`'s pages.
+    /// Serves `tool-output://` references to `read`.
     pub store: OutputStore,
-    /// Every file change goes through it.
+    /// Every file change goes through it (share one per process, so every Location serializes
+    /// writes together).
     pub files: FileMutation,
-    /// The question service (none: headless, `question` is not offered), the todo store,
-    /// the user's skill directories and the web configuration.
-    pub interactive: InteractiveServices,
+    /// How the user is asked; `None` (headless) leaves `question` out of the catalog instead
+    /// of letting it hang.
+    pub(crate) questions: Option<Arc<dyn QuestionService>>,
+    pub(crate) todos: TodoStore,
+    pub(crate) skills: SkillSources,
+    #[cfg(feature = "bash")]
+    pub(crate) bash: crate::bash::BashOptions,
+    #[cfg(feature = "search")]
+    pub(crate) search: crate::search::SearchSettings,
+    #[cfg(feature = "web")]
+    pub(crate) web: crate::web::WebServices,
+}
+
+impl fmt::Debug for LocationServices {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocationServices")
+            .field("location", &self.location)
+            .field("store", &self.store)
+            .field("can_ask", &self.can_ask())
+            .field("todos", &self.todos)
+            .field("skills", &self.skills)
+            .finish_non_exhaustive()
+    }
 }
 
 impl LocationServices {
-    /// The services of the Location `location`, with a headless host's interactive services
-    /// (no question service, an empty todo store, no user skill directories, the default web
-    /// policy); see [`with_interactive`](Self::with_interactive).
+    /// The services of the Location `location` for a headless host: no question service, an
+    /// empty todo store, no user skill directories, and every leaf's default configuration.
     pub fn new(
         location: Location,
         permission: Permission,
@@ -44,14 +73,70 @@ impl LocationServices {
             permission,
             store,
             files,
-            interactive: InteractiveServices::headless(),
+            questions: None,
+            todos: TodoStore::default(),
+            skills: SkillSources::default(),
+            #[cfg(feature = "bash")]
+            bash: crate::bash::BashOptions::default(),
+            #[cfg(feature = "search")]
+            search: crate::search::SearchSettings::default(),
+            #[cfg(feature = "web")]
+            web: crate::web::WebServices::default(),
         }
     }
 
-    /// The same services with the host's interactive services.
+    /// Asks the user through `questions` (and so offers `question`).
     #[must_use]
-    pub fn with_interactive(mut self, interactive: InteractiveServices) -> Self {
-        self.interactive = interactive;
+    pub fn with_questions(mut self, questions: Arc<dyn QuestionService>) -> Self {
+        self.questions = Some(questions);
         self
+    }
+
+    /// Keeps the sessions' todo lists in `todos` (keep a clone to read or watch them).
+    #[must_use]
+    pub fn with_todos(mut self, todos: TodoStore) -> Self {
+        self.todos = todos;
+        self
+    }
+
+    /// Looks for skills in `skills` besides the Location's own skill directories.
+    #[must_use]
+    pub fn with_skills(mut self, skills: SkillSources) -> Self {
+        self.skills = skills;
+        self
+    }
+
+    /// Runs commands as `bash` configures them (shell, environment, capture limit).
+    #[cfg(feature = "bash")]
+    #[must_use]
+    pub fn with_bash(mut self, bash: crate::bash::BashOptions) -> Self {
+        self.bash = bash;
+        self
+    }
+
+    /// Searches with `search`'s settings (its time budget).
+    #[cfg(feature = "search")]
+    #[must_use]
+    pub fn with_search(mut self, search: crate::search::SearchSettings) -> Self {
+        self.search = search;
+        self
+    }
+
+    /// Fetches and searches the web as `web` allows.
+    #[cfg(feature = "web")]
+    #[must_use]
+    pub fn with_web(mut self, web: crate::web::WebServices) -> Self {
+        self.web = web;
+        self
+    }
+
+    /// True when the host can ask the user, i.e. `question` is offered.
+    pub fn can_ask(&self) -> bool {
+        self.questions.is_some()
+    }
+
+    /// The sessions' todo lists.
+    pub fn todos(&self) -> &TodoStore {
+        &self.todos
     }
 }

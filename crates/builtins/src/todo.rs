@@ -176,7 +176,7 @@ fn model_text(list: &TodoList) -> Vec<Content> {
 }
 
 /// The `todowrite` tool over `store`, asserting through `permission`.
-pub fn todowrite_tool(permission: Permission, store: TodoStore) -> Tool {
+pub(crate) fn todowrite_tool(permission: Permission, store: TodoStore) -> Tool {
     Tool::typed(DESCRIPTION, TodoWrite { permission, store })
         .model_output(model_text)
         .build()

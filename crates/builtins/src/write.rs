@@ -46,22 +46,24 @@ pub struct WriteOutput {
 }
 
 /// The `write` tool for the Location of `services` (its permission action is `edit`).
-pub fn tool(services: &LocationServices) -> Tool {
-    Tool::typed(
-        DESCRIPTION,
-        Write {
-            services: services.clone(),
-        },
+pub(crate) fn tool(services: &LocationServices) -> Option<Tool> {
+    Some(
+        Tool::typed(
+            DESCRIPTION,
+            Write {
+                services: services.clone(),
+            },
+        )
+        .model_output(|output: &WriteOutput| {
+            let verb = if output.existed { "Wrote" } else { "Created" };
+            vec![Content::text(format!(
+                "{verb} file successfully: {}",
+                output.resource
+            ))]
+        })
+        .build()
+        .with_action(SharedAction::Edit),
     )
-    .model_output(|output: &WriteOutput| {
-        let verb = if output.existed { "Wrote" } else { "Created" };
-        vec![Content::text(format!(
-            "{verb} file successfully: {}",
-            output.resource
-        ))]
-    })
-    .build()
-    .with_action(SharedAction::Edit)
 }
 
 struct Write {

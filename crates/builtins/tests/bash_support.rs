@@ -8,8 +8,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use tackle_builtins::Location;
-use tackle_builtins::bash::{BashOptions, bash_tool};
+use tackle_builtins::bash::BashOptions;
 use tackle_permission::{
     Asker, Effect, PendingRequest, Permission, Reply, Rule, Ruleset, SavedApprovals,
 };
@@ -107,7 +106,8 @@ impl Setup {
             SavedApprovals::in_memory(),
             Arc::new(asker),
         );
-        let tool = bash_tool(Location::new(&root).unwrap(), permission, self.options);
+        let services = crate::interactive_support::services_at(&root, permission);
+        let tool = crate::interactive_support::built(&services.with_bash(self.options), "bash");
         Bash {
             tool,
             log,

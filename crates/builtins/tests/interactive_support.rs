@@ -6,6 +6,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
+use tackle_builtins::{FileMutation, Location, LocationServices, builtin_tool, builtin_tools};
+use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{
     Asker, Effect, PendingRequest, Permission, Reply, Request, Rule, Ruleset, SavedApprovals,
 };
@@ -109,4 +111,39 @@ pub(crate) fn failure(result: Result<ToolOutput, ToolError>) -> String {
         Err(ToolError::Failure(failure)) => failure.message,
         other => panic!("expected a failure, got {other:?}"),
     }
+}
+
+/// The services of a Location at `root` asking through `permission`. A raw run never spills,
+/// so the store's directory is never created.
+pub(crate) fn services_at(root: &std::path::Path, permission: Permission) -> LocationServices {
+    let store = OutputStore::new(StoreConfig::in_data_dir(root.join(".unused-data")));
+    LocationServices::new(
+        Location::new(root).unwrap(),
+        permission,
+        store,
+        FileMutation::new(),
+    )
+}
+
+/// Services whose Location does not matter to the tool (question, todowrite, the web tools).
+pub(crate) fn services(permission: Permission) -> LocationServices {
+    services_at(&std::env::temp_dir(), permission)
+}
+
+/// The builtin `name` of `services`, when they offer it.
+pub(crate) fn builtin(services: &LocationServices, name: &str) -> Option<Tool> {
+    builtin_tool(services, name)
+}
+
+/// The builtin `name` of `services`, which must offer it.
+pub(crate) fn built(services: &LocationServices, name: &str) -> Tool {
+    builtin(services, name).unwrap_or_else(|| panic!("{name} is not offered"))
+}
+
+/// The names of every builtin `services` offer.
+pub(crate) fn offered(services: &LocationServices) -> Vec<String> {
+    builtin_tools(services)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
 }

@@ -3,14 +3,21 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tackle_builtins::question::{
-    QuestionError, QuestionFuture, QuestionRequest, QuestionService, question_tool,
-};
-use tackle_builtins::{InteractiveServices, interactive_tools};
+use tackle_builtins::question::{QuestionError, QuestionFuture, QuestionRequest, QuestionService};
 use tackle_permission::{Effect, Reply, Rule, Ruleset};
 use tackle_tool_core::{Defect, Halt, ToolError};
 
-use super::interactive_support::{allowing, denying, failure, permission_with, settle, text};
+use super::interactive_support::{
+    allowing, built, denying, failure, offered, permission_with, services, settle, text,
+};
+
+/// The `question` tool asking through `service`.
+fn question_tool(
+    permission: tackle_permission::Permission,
+    service: Arc<dyn QuestionService>,
+) -> tackle_tool_core::Tool {
+    built(&services(permission).with_questions(service), "question")
+}
 
 /// Answers every request with the same result and records what it was asked.
 #[derive(Clone)]
@@ -188,20 +195,13 @@ async fn bad_input_is_refused_before_asking() {
 fn a_headless_host_does_not_offer_question() {
     let dir = tempfile::tempdir().unwrap();
     let (permission, _) = allowing();
-    let headless = InteractiveServices::headless();
+    let headless = super::interactive_support::services_at(dir.path(), permission);
     assert!(!headless.can_ask());
-    let names: Vec<String> = interactive_tools(&permission, dir.path(), &headless)
-        .into_iter()
-        .map(|(name, _)| name)
-        .collect();
+    let names = offered(&headless);
     assert!(!names.contains(&"question".to_owned()), "{names:?}");
-    let asking = InteractiveServices {
-        questions: Some(Arc::new(Scripted::new(Ok(Vec::new())))),
-        ..InteractiveServices::headless()
-    };
+    let asking = headless.with_questions(Arc::new(Scripted::new(Ok(Vec::new()))));
     assert!(asking.can_ask());
-    let tools = interactive_tools(&permission, dir.path(), &asking);
-    assert_eq!(tools[0].0, "question");
+    assert!(offered(&asking).contains(&"question".to_owned()));
 }
 
 #[test]

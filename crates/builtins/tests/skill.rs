@@ -4,12 +4,19 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use tackle_builtins::skill::{
-    SkillCatalog, SkillProblemKind, SkillSources, render, sample_files, skill_tool,
-};
-use tackle_builtins::{InteractiveServices, interactive_tools};
+use tackle_builtins::skill::{SkillCatalog, SkillProblemKind, SkillSources, render, sample_files};
 
-use super::interactive_support::{allowing, denying, failure, settle, text};
+use super::interactive_support::{
+    allowing, builtin, denying, failure, offered, services_at, settle, text,
+};
+
+/// The `skill` tool of the Location `root`, when a skill is discovered there.
+fn skill_at(
+    root: &Path,
+    permission: tackle_permission::Permission,
+) -> Option<tackle_tool_core::Tool> {
+    builtin(&services_at(root, permission), "skill")
+}
 
 fn write(path: &Path, content: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -41,7 +48,7 @@ fn catalog(root: &Path) -> SkillCatalog {
 async fn loads_a_skill_with_its_files() {
     let (_dir, root) = project();
     let (permission, recorder) = allowing();
-    let tool = skill_tool(permission, catalog(&root)).unwrap();
+    let tool = skill_at(&root, permission).unwrap();
     let output = settle(&tool, "skill", json!({"name": "effect"}))
         .await
         .unwrap();
@@ -89,7 +96,7 @@ async fn loads_a_skill_with_its_files() {
 async fn missing_and_denied_skills() {
     let (_dir, root) = project();
     let (permission, recorder) = allowing();
-    let tool = skill_tool(permission, catalog(&root)).unwrap();
+    let tool = skill_at(&root, permission).unwrap();
     let missing = failure(settle(&tool, "skill", json!({"name": "missing"})).await);
     assert_eq!(
         missing,
@@ -98,7 +105,7 @@ async fn missing_and_denied_skills() {
     assert!(recorder.asked().is_empty());
 
     let (denied, recorder) = denying("skill");
-    let tool = skill_tool(denied, catalog(&root)).unwrap();
+    let tool = skill_at(&root, denied).unwrap();
     let message = failure(settle(&tool, "skill", json!({"name": "effect"})).await);
     assert!(
         message.starts_with("Unable to load skill effect: Permission denied: skill"),
@@ -125,7 +132,7 @@ async fn a_flat_skill_file_lists_no_files() {
     assert_eq!(catalog.skills().len(), 1);
     assert!(catalog.problems().is_empty(), "{:?}", catalog.problems());
     let (permission, _) = allowing();
-    let tool = skill_tool(permission, catalog).unwrap();
+    let tool = skill_at(&root, permission).unwrap();
     let output = settle(&tool, "skill", json!({"name": "public"}))
         .await
         .unwrap();
@@ -242,7 +249,7 @@ fn the_description_lists_the_skills() {
         ),
     );
     let (permission, _) = allowing();
-    let tool = skill_tool(permission, catalog(&root)).unwrap();
+    let tool = skill_at(&root, permission).unwrap();
     let definition = tool.definition("skill").unwrap();
     insta::assert_snapshot!(definition.description, @r"
     Load a specialized skill: instructions, workflows and bundled resources for a specific kind of task. When a task matches one of the skills below, load it with its name before starting, and follow its instructions. The result contains the skill's content, its base directory (relative paths in the skill are relative to it) and a sample of its files.
@@ -273,20 +280,12 @@ fn the_description_lists_the_skills() {
 fn no_skills_no_tool() {
     let dir = tempfile::tempdir().unwrap();
     let (permission, _) = allowing();
-    assert!(skill_tool(permission.clone(), catalog(dir.path())).is_none());
-    let names: Vec<String> =
-        interactive_tools(&permission, dir.path(), &InteractiveServices::headless())
-            .into_iter()
-            .map(|(name, _)| name)
-            .collect();
+    assert!(skill_at(dir.path(), permission.clone()).is_none());
+    let names = offered(&services_at(dir.path(), permission.clone()));
     assert!(!names.contains(&"skill".to_owned()));
     let (_project, root) = project();
-    let names: Vec<String> =
-        interactive_tools(&permission, &root, &InteractiveServices::headless())
-            .into_iter()
-            .map(|(name, _)| name)
-            .collect();
-    assert_eq!(names[0], "skill");
+    let names = offered(&services_at(&root, permission));
+    assert!(names.contains(&"skill".to_owned()), "{names:?}");
 }
 
 #[test]

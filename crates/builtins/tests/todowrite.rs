@@ -1,9 +1,18 @@
 //! `todowrite` (reference TD1–TD3) and the todo store.
 
 use serde_json::json;
-use tackle_builtins::todo::{Todo, TodoPriority, TodoStatus, TodoStore, todowrite_tool};
+use tackle_builtins::todo::{Todo, TodoPriority, TodoStatus, TodoStore};
 use tackle_permission::Reply;
 use tackle_tool_core::{Halt, ToolError};
+
+/// The `todowrite` tool writing `store`.
+fn todowrite_tool(
+    permission: tackle_permission::Permission,
+    store: TodoStore,
+) -> tackle_tool_core::Tool {
+    use super::interactive_support::{built, services};
+    built(&services(permission).with_todos(store), "todowrite")
+}
 
 use super::interactive_support::{
     allowing, denying, failure, permission_with, settle, settle_in, text,

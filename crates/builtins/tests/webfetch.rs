@@ -7,12 +7,22 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tackle_builtins::web::{
     BROWSER_USER_AGENT, FetchFormat, FetchInput, MAX_RESPONSE_BYTES, TRUNCATION_NOTICE, WebAccess,
-    webfetch_tool,
 };
 use tackle_permission::{Effect, Permission, Rule, Ruleset, SavedApprovals};
 use tackle_tool_core::Tool;
 
-use super::interactive_support::{Recorder, allowing, failure, permission_with, settle, text};
+use super::interactive_support::{
+    Recorder, allowing, built, failure, permission_with, services, settle, text,
+};
+
+/// The `webfetch` tool reaching what `access` allows.
+fn webfetch_tool(permission: Permission, access: WebAccess) -> Tool {
+    let web = tackle_builtins::web::WebServices {
+        access,
+        ..Default::default()
+    };
+    built(&services(permission).with_web(web), "webfetch")
+}
 use super::web_server::{Step, TestServer, ok, redirect, respond};
 
 fn tool_allowing(entries: &[&str]) -> (Tool, Recorder) {

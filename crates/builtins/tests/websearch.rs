@@ -3,15 +3,28 @@
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
+use tackle_builtins::web::WebServices;
 use tackle_builtins::web::search::{
     ApiKey, ExaProvider, MAX_RESPONSE_BYTES, NO_RESULTS, ParallelProvider, WebSearchConfig,
-    websearch_tool,
 };
-use tackle_builtins::web::{WebServices, web_tools};
 use tackle_tool_core::Tool;
 use url::Url;
 
-use super::interactive_support::{allowing, denying, failure, settle, settle_in, text};
+use super::interactive_support::{
+    allowing, builtin, denying, failure, offered, services, settle, settle_in, text,
+};
+
+/// The `websearch` tool over `config`'s providers; `None` without one.
+fn websearch_tool(
+    permission: tackle_permission::Permission,
+    config: WebSearchConfig,
+) -> Option<Tool> {
+    let web = WebServices {
+        search: config,
+        ..WebServices::default()
+    };
+    builtin(&services(permission).with_web(web), "websearch")
+}
 use super::web_server::{TestServer, ok, respond};
 
 const RESULT: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Rust 1.95 released"}]}}"#;
@@ -307,19 +320,15 @@ async fn the_session_id_reaches_parallel() {
 fn hidden_without_a_provider() {
     let (permission, _) = allowing();
     assert!(websearch_tool(permission.clone(), WebSearchConfig::new()).is_none());
-    let names: Vec<String> = web_tools(&permission, &WebServices::default())
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
-    assert_eq!(names, ["webfetch"]);
-    let services = WebServices {
+    let web = |names: Vec<String>| -> Vec<String> {
+        names.into_iter().filter(|n| n.starts_with("web")).collect()
+    };
+    assert_eq!(web(offered(&services(permission.clone()))), ["webfetch"]);
+    let configured = WebServices {
         search: WebSearchConfig::new().with_provider(ExaProvider::new(None)),
         ..WebServices::default()
     };
-    let names: Vec<String> = web_tools(&permission, &services)
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
+    let names = web(offered(&services(permission).with_web(configured)));
     assert_eq!(names, ["webfetch", "websearch"]);
 }
 

@@ -17,7 +17,7 @@ pub(crate) async fn run(
     json: bool,
 ) -> Result<ExitCode, CliError> {
     let input = parse_input(input)?;
-    let host = Host::new(options)?;
+    let host = Host::new(options, Some(tool))?;
     let call = Call::new("call_cli", tool, input);
     let ctx = Context::new("cli").for_call(call.id.clone());
     let settlement = host.materialize().settle(&call, &ctx).await?;

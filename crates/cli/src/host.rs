@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tackle_builtins::{FileMutation, InteractiveServices, Location, LocationServices};
+use tackle_builtins::{FileMutation, Location, LocationServices};
 use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{AnswerAll, Asker, Permission, Reply};
 use tackle_registry::{ApplicationTools, Materialization, Registration, ToolRegistry};
@@ -43,7 +43,8 @@ pub(crate) struct Host {
 }
 
 impl Host {
-    pub(crate) fn new(options: &HostOptions) -> Result<Self, CliError> {
+    /// The host of `options`' Location with every builtin, or with the builtin `only` alone.
+    pub(crate) fn new(options: &HostOptions, only: Option<&str>) -> Result<Self, CliError> {
         let directory = location(options.dir.as_deref())?;
         let data_dir = data_dir(options.data_dir.as_deref())?;
         // `read` pages managed outputs here, so the store's markers name it.
@@ -56,22 +57,27 @@ impl Host {
             options.config.as_deref(),
             options.yes,
         )?;
-        let mut interactive = InteractiveServices::headless();
-        if let Some(terminal) = TerminalQuestions::detect() {
-            interactive.questions = Some(Arc::new(terminal));
-        }
-        let services = LocationServices::new(
+        let mut services = LocationServices::new(
             Location::new(&directory).map_err(CliError::Builtins)?,
             permission.clone(),
             store.clone(),
             FileMutation::default(),
-        )
-        .with_interactive(interactive);
+        );
+        if let Some(terminal) = TerminalQuestions::detect() {
+            services = services.with_questions(Arc::new(terminal));
+        }
+        // One call needs one tool: the others are not built at all.
+        let tools = match only {
+            Some(name) => tackle_builtins::builtin_tool(&services, name)
+                .map(|tool| vec![(name.to_owned(), tool)])
+                .unwrap_or_default(),
+            None => tackle_builtins::builtin_tools(&services),
+        };
         // The process has one application layer; the binary registers nothing in it.
         let registry = ToolRegistry::new(&ApplicationTools::new(), store);
         let builtins = registry
             .tools()
-            .register(tackle_builtins::builtin_tools(&services))
+            .register(tools)
             .map_err(CliError::Registration)?;
         Ok(Self {
             registry,

@@ -11,7 +11,7 @@ use crate::error::CliError;
 use crate::host::{Host, HostOptions};
 
 pub(crate) fn run(format: ToolsFormat, options: &HostOptions) -> Result<ExitCode, CliError> {
-    let host = Host::new(options)?;
+    let host = Host::new(options, None)?;
     let snapshot = host.materialize();
     let text = match format {
         ToolsFormat::Json => json(snapshot.definitions()),

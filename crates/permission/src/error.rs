@@ -10,6 +10,7 @@ use crate::wildcard::matches;
 
 /// Everything a permission check, reply, configuration or saved-approvals file can fail with.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PermissionError {
     /// A configured rule denies at least one resource. `rules` are the configured rules whose
     /// action pattern matches `action` (the relevant rules), `resources` the denied resources.

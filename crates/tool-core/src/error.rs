@@ -63,6 +63,7 @@ impl ToolFailure {
 
 /// The host's turn stops; no model-visible result is produced.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Halt {
     /// The user rejected a permission request without feedback.
     #[error("the user declined the tool call")]

@@ -82,16 +82,17 @@ pub struct ApplyPatchInput {
 
 /// The `apply_patch` tool for the Location of `services`; its permission action is `edit`
 /// (PA12).
-pub fn tool(services: &LocationServices) -> Tool {
+pub(crate) fn tool(services: &LocationServices) -> Option<Tool> {
     let leaf = ApplyPatch {
         location: services.location.clone(),
         permission: services.permission.clone(),
         mutation: services.files.clone(),
     };
-    Tool::typed(DESCRIPTION, leaf)
+    let tool = Tool::typed(DESCRIPTION, leaf)
         .model_output(|output: &ApplyPatchOutput| vec![Content::text(report::model_text(output))])
         .build()
-        .with_action(SharedAction::Edit)
+        .with_action(SharedAction::Edit);
+    Some(tool)
 }
 
 /// The `apply_patch` leaf of one Location.

@@ -201,18 +201,8 @@ pub fn command_permission(
     }
 }
 
-/// The `bash` tool of a Location's services, with [`BashOptions::default`] (`/bin/sh`, no
-/// credential allow-list).
-pub fn tool(services: &crate::services::LocationServices) -> Tool {
-    bash_tool(
-        services.location.clone(),
-        services.permission.clone(),
-        BashOptions::default(),
-    )
-}
-
-/// The `bash` tool for `location`, asserting through `permission`.
-pub fn bash_tool(location: Location, permission: Permission, options: BashOptions) -> Tool {
+/// The `bash` tool for `location`, asserting through `permission`, run as `options` say.
+pub(crate) fn bash_tool(location: Location, permission: Permission, options: BashOptions) -> Tool {
     let description = description(&options.shell);
     Tool::typed(
         description,

@@ -70,16 +70,18 @@ pub struct EditOutput {
 }
 
 /// The `edit` tool for the Location of `services` (its permission action is `edit`).
-pub fn tool(services: &LocationServices) -> Tool {
-    Tool::typed(
-        DESCRIPTION,
-        Edit {
-            services: services.clone(),
-        },
+pub(crate) fn tool(services: &LocationServices) -> Option<Tool> {
+    Some(
+        Tool::typed(
+            DESCRIPTION,
+            Edit {
+                services: services.clone(),
+            },
+        )
+        .rendered()
+        .build()
+        .with_action(SharedAction::Edit),
     )
-    .rendered()
-    .build()
-    .with_action(SharedAction::Edit)
 }
 
 struct Edit {

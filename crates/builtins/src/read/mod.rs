@@ -139,15 +139,17 @@ pub fn paging_hint(budget: &Budget) -> PagingHint {
 }
 
 /// The `read` tool for the Location of `services`.
-pub fn tool(services: &LocationServices) -> Tool {
-    Tool::typed(
-        DESCRIPTION,
-        Read {
-            services: services.clone(),
-        },
+pub(crate) fn tool(services: &LocationServices) -> Option<Tool> {
+    Some(
+        Tool::typed(
+            DESCRIPTION,
+            Read {
+                services: services.clone(),
+            },
+        )
+        .rendered()
+        .build(),
     )
-    .rendered()
-    .build()
 }
 
 /// What the model reads of an attachment: a line saying what it is, then the file.

@@ -156,7 +156,11 @@ fn model_text(out: &GlobOutput, base: &Base, budget: Duration) -> String {
 }
 
 /// The `glob` tool for `location`, asserting through `permission`.
-pub fn glob_tool(location: Location, permission: Permission, settings: SearchSettings) -> Tool {
+pub(crate) fn glob_tool(
+    location: Location,
+    permission: Permission,
+    settings: SearchSettings,
+) -> Tool {
     let services = Services {
         location,
         permission,

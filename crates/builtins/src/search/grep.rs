@@ -276,7 +276,11 @@ fn model_text(out: &GrepOutput, base: &Base, limit: usize, budget: Duration) -> 
 }
 
 /// The `grep` tool for `location`, asserting through `permission`.
-pub fn grep_tool(location: Location, permission: Permission, settings: SearchSettings) -> Tool {
+pub(crate) fn grep_tool(
+    location: Location,
+    permission: Permission,
+    settings: SearchSettings,
+) -> Tool {
     let services = Services {
         location,
         permission,

@@ -27,32 +27,12 @@ mod scope;
 mod walk;
 
 pub use budget::DEFAULT_BUDGET;
-pub use glob::{DEFAULT_GLOB_LIMIT, GlobInput, GlobOutput, glob_tool};
-pub use grep::{ClippedLine, DEFAULT_GREP_LIMIT, GrepInput, GrepMatch, GrepOutput, grep_tool};
+pub(crate) use glob::glob_tool;
+pub use glob::{DEFAULT_GLOB_LIMIT, GlobInput, GlobOutput};
+pub(crate) use grep::grep_tool;
+pub use grep::{ClippedLine, DEFAULT_GREP_LIMIT, GrepInput, GrepMatch, GrepOutput};
 pub use report::{SkippedLink, SkippedPaths};
 pub use scan::MAX_LINE_CHARS;
 pub use scope::SearchSettings;
 
 pub(crate) use budget::Budget;
-
-use tackle_tool_core::Tool;
-
-use crate::services::LocationServices;
-
-/// `glob` for the Location of `services`, with the default [`SearchSettings`].
-pub(crate) fn glob_for(services: &LocationServices) -> Tool {
-    glob_tool(
-        services.location.clone(),
-        services.permission.clone(),
-        SearchSettings::default(),
-    )
-}
-
-/// `grep` for the Location of `services`, with the default [`SearchSettings`].
-pub(crate) fn grep_for(services: &LocationServices) -> Tool {
-    grep_tool(
-        services.location.clone(),
-        services.permission.clone(),
-        SearchSettings::default(),
-    )
-}

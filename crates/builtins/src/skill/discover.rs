@@ -114,6 +114,7 @@ pub struct SkillProblem {
 
 /// Why a skill file is not offered.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SkillProblemKind {
     /// It cannot be read or its front matter is not valid; the text says what is wrong.
     Invalid(String),

@@ -177,8 +177,8 @@ pub fn description(catalog: &SkillCatalog) -> String {
 }
 
 /// The `skill` tool over `catalog`, asserting through `permission`; `None` when the catalog
-/// has no skill (a tool with nothing to load is not offered).
-pub fn skill_tool(permission: Permission, catalog: SkillCatalog) -> Option<Tool> {
+/// has no skill.
+pub(crate) fn skill_tool(permission: Permission, catalog: SkillCatalog) -> Option<Tool> {
     if catalog.is_empty() {
         return None;
     }

@@ -481,7 +481,7 @@ fn innermost(err: &reqwest::Error) -> String {
 }
 
 /// The `webfetch` tool.
-pub fn webfetch_tool(permission: Permission, access: WebAccess) -> Tool {
+pub(crate) fn webfetch_tool(permission: Permission, access: WebAccess) -> Tool {
     let fetch = WebFetch {
         permission,
         access: Arc::new(access),

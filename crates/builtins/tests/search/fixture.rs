@@ -8,8 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
-use tackle_builtins::Location;
-use tackle_builtins::search::{SearchSettings, glob_tool, grep_tool};
+use tackle_builtins::search::SearchSettings;
 use tackle_permission::{
     Asker, Effect, PendingRequest, Permission, Reply, Request, Rule, Ruleset, SavedApprovals,
 };
@@ -51,16 +50,17 @@ impl Fixture {
         let outside = tempfile::tempdir().unwrap();
         let root = fs::canonicalize(loc.path()).unwrap();
         let outside_root = fs::canonicalize(outside.path()).unwrap();
-        let location = Location::new(&root).unwrap();
         let recorder = Arc::new(Recorder::default());
         let permission = Permission::new(
             Ruleset::new(rules),
             SavedApprovals::in_memory(),
             Arc::clone(&recorder) as Arc<dyn Asker>,
         );
+        let services =
+            crate::interactive_support::services_at(&root, permission).with_search(settings);
         Self {
-            glob: glob_tool(location.clone(), permission.clone(), settings),
-            grep: grep_tool(location, permission, settings),
+            glob: crate::interactive_support::built(&services, "glob"),
+            grep: crate::interactive_support::built(&services, "grep"),
             _loc: loc,
             _outside: outside,
             root,

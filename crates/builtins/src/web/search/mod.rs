@@ -369,7 +369,7 @@ impl Execute for WebSearch {
 }
 
 /// The `websearch` tool over `config`, or `None` when no provider is configured.
-pub fn websearch_tool(permission: Permission, config: WebSearchConfig) -> Option<Tool> {
+pub(crate) fn websearch_tool(permission: Permission, config: WebSearchConfig) -> Option<Tool> {
     if config.is_empty() {
         return None;
     }
