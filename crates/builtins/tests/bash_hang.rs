@@ -1,8 +1,8 @@
 //! The hang suite: commands that wait for input, a pager, an editor, a background job, an
-//! endless writer, a TERM-ignoring process and a (bounded) fork bomb. Each call returns within
-//! its timeout plus the grace period, and afterwards no process of the command's group is
-//! alive — checked by group id in `/proc`. Every command prints `$$` first: the shell leads the
-//! session, so its pid is the group id.
+//! endless writer, a TERM-ignoring process and a (bounded, process-limited) fork bomb. Each call
+//! returns within its timeout plus the grace period, and afterwards no process of the command's
+//! group is alive — checked by group id in `/proc`. Every command prints `$$` first: the shell
+//! leads the session, so its pid is the group id.
 
 use std::time::{Duration, Instant};
 
@@ -151,15 +151,82 @@ async fn a_process_ignoring_term_is_killed_after_the_grace_period() {
     );
 }
 
+/// Processes the fork bomb may add to its user's count: the structural bound (255 shells and
+/// their 255 sleeps) with room to spare.
+const BOMB_PROCESSES: usize = 600;
+
 #[tokio::test]
 async fn a_fork_bomb_is_stopped_by_the_timeout() {
-    // Exponential and TERM-proof, but bounded (2^8 shells) so that the machine survives a
-    // failing test: pid_max is shared with everything else running here.
-    let bomb = "trap '' TERM; b() { if [ $1 -gt 0 ]; then b $(($1-1)) & b $(($1-1)) & fi; \
+    // Exponential and TERM-proof, but bounded twice, so that the machine survives a failing
+    // test (pid_max is shared with everything else running here): by its depth (2^8 shells),
+    // and by the kernel, through the process limit of `under_process_limit`.
+    let bomb = "trap \"\" TERM; b() { if [ $1 -gt 0 ]; then b $(($1-1)) & b $(($1-1)) & fi; \
                 sleep 1000; }; b 7";
-    let out = returns_and_leaves_nothing(bomb, 1500).await;
-    assert_eq!(out["timedOut"], true);
+    let out = returns_and_leaves_nothing(&under_process_limit(bomb, BOMB_PROCESSES), 1500).await;
+    assert_eq!(out["timedOut"], true, "{out}");
     assert!(out["terminated"].as_array().unwrap().len() > 50, "{out}");
+}
+
+/// `script` (free of single quotes) run by a bash that may start at most `extra` processes
+/// beyond what its user runs now: `ulimit -u` (RLIMIT_NPROC, which bash has and the tool's
+/// `sh` may not) counts every task of the real user; a limit that cannot be set ends the
+/// command before the script runs. Root is exempt from that limit, so as root the script runs
+/// as `nobody` (by `setpriv`). Both `exec`: the pid, and so the group, stay the same.
+fn under_process_limit(script: &str, extra: usize) -> String {
+    const NOBODY: u32 = 65_534;
+    assert!(!script.contains('\''), "{script}");
+    let me = real_uid(std::process::id()).unwrap();
+    let user = if me == 0 { NOBODY } else { me };
+    // Only ever lowered: a soft limit already below stays.
+    let limit = (tasks_of(user) + extra).min(process_limit().unwrap_or(usize::MAX));
+    let limited = format!("bash -c 'ulimit -S -u {limit} || exit 97; {script}'");
+    if me == 0 {
+        // Without setpriv (util-linux) or the right to change user, the output says so.
+        format!("exec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups -- {limited}")
+    } else {
+        format!("exec {limited}")
+    }
+}
+
+/// The real user id of process `pid`, from `/proc`.
+fn real_uid(pid: u32) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// This process's soft RLIMIT_NPROC, from `/proc`; `None` if unlimited.
+fn process_limit() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
+    let line = limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max processes"))
+        .unwrap();
+    line.split_whitespace().next()?.parse().ok()
+}
+
+/// The tasks (threads included, as RLIMIT_NPROC counts them) whose real user is `user`.
+fn tasks_of(user: u32) -> usize {
+    let mut tasks = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if real_uid(pid) != Some(user) {
+            continue;
+        }
+        tasks += std::fs::read_dir(format!("/proc/{pid}/task")).map_or(1, Iterator::count);
+    }
+    tasks
 }
 
 #[tokio::test]
