@@ -6,10 +6,13 @@
 //! of 1,000 lines each (5 chunks per file). Each iteration starts from a fresh copy of the
 //! input (not timed); tackle is timed from the call to its settled result (parse, permission,
 //! read, plan, diff, atomic commit), codex from spawn to exit (its CLI is a process). Both
-//! results are checked against the expected tree. When `codex` is not on the PATH the setup
-//! tries `npm install -g @openai/codex` once and says what happened.
+//! results are checked against the expected tree. The peer is the `codex` on the PATH, else a
+//! copy in the project's `target/bench-peers` (`npm install --prefix target/bench-peers
+//! @openai/codex`); without either, the bench says how to get one and times tackle alone.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
 
 use std::fmt::Write as _;
 use std::fs;
@@ -201,35 +204,7 @@ fn run_codex(binary: &Path, work: &Path, patch: &str) -> Result<std::process::Ou
 
 /// The `codex` CLI's native binary behind an `apply_patch` link, or why there is none.
 fn codex_apply_patch(links: &Path) -> Result<PathBuf, String> {
-    let mut notes = String::new();
-    if which("codex").is_none() {
-        notes.push_str("`codex` is not on the PATH; tried `npm install -g @openai/codex`: ");
-        match Command::new("npm")
-            .args(["install", "-g", "@openai/codex"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .output()
-        {
-            Ok(out) if out.status.success() => notes.push_str("installed. "),
-            Ok(out) => {
-                let err = String::from_utf8_lossy(&out.stderr);
-                let last = err
-                    .lines()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())
-                    .unwrap_or("");
-                return Err(format!("{notes}failed ({}): {last}", out.status));
-            }
-            Err(err) => return Err(format!("{notes}cannot run npm: {err}")),
-        }
-    }
-    let root = Command::new("npm")
-        .args(["root", "-g"])
-        .output()
-        .map_err(|e| format!("{notes}cannot run `npm root -g`: {e}"))?;
-    let root = PathBuf::from(String::from_utf8_lossy(&root.stdout).trim()).join("@openai");
-    let native = find_elf(&root, "codex", 8)
-        .ok_or_else(|| format!("{notes}no native `codex` binary under {}", root.display()))?;
+    let native = codex_native()?;
     fs::create_dir_all(links).unwrap();
     let link = links.join("apply_patch");
     let _ = fs::remove_file(&link);
@@ -244,22 +219,50 @@ fn codex_apply_patch(links: &Path) -> Result<PathBuf, String> {
     )?;
     if fs::read_to_string(probe.join("a.txt")).ok().as_deref() != Some("b\n") {
         return Err(format!(
-            "{notes}{} did not apply a patch as `apply_patch` ({}): {}",
+            "{} did not apply a patch as `apply_patch` ({}): {}",
             native.display(),
             out.status,
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    println!("peer: {} (as apply_patch) {notes}", native.display());
+    println!("peer: {} (as apply_patch)", native.display());
     Ok(link)
 }
 
-fn which(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(name))
-            .find(|path| path.is_file())
-    })
+/// The native `codex` binary: the `codex` on the PATH when it is one, else the one in the npm
+/// package that it starts (`.../@openai/codex/bin/codex.js`; the binary is in that package or
+/// a platform package beside it), else one in the project's npm directory under
+/// [`common::peers_dir`]. Nothing is installed.
+fn codex_native() -> Result<PathBuf, String> {
+    let peers = common::peers_dir();
+    if let Some(codex) = common::on_path("codex") {
+        let codex = fs::canonicalize(&codex).unwrap_or(codex);
+        if is_elf(&codex) {
+            return Ok(codex);
+        }
+        // `.../@openai/codex/bin/codex.js` -> `.../@openai`.
+        if let Some(scope) = codex.ancestors().nth(3)
+            && let Some(native) = find_elf(scope, "codex", 8)
+        {
+            return Ok(native);
+        }
+    }
+    if let Some(native) = find_elf(&peers.join("node_modules/@openai"), "codex", 8) {
+        return Ok(native);
+    }
+    Err(format!(
+        "no native `codex` binary on the PATH or in {dir}. To compare, get the codex CLI, \
+         e.g. into the project (nothing global): `npm install --prefix {dir} @openai/codex`, \
+         then run the bench again",
+        dir = peers.display()
+    ))
+}
+
+fn is_elf(path: &Path) -> bool {
+    let mut magic = [0u8; 4];
+    fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| &magic == b"\x7fELF")
 }
 
 fn find_elf(dir: &Path, name: &str, depth: usize) -> Option<PathBuf> {
@@ -269,9 +272,7 @@ fn find_elf(dir: &Path, name: &str, depth: usize) -> Option<PathBuf> {
         let path = entry.path();
         if path.is_dir() {
             dirs.push(path);
-        } else if path.file_name().is_some_and(|n| n == name)
-            && fs::read(&path).is_ok_and(|bytes| bytes.starts_with(b"\x7fELF"))
-        {
+        } else if path.file_name().is_some_and(|n| n == name) && is_elf(&path) {
             return Some(path);
         }
     }

@@ -8,8 +8,12 @@
 //!
 //! Runs alternate tackle and rg so both see the same machine noise; medians are reported.
 //! Targets: large tree at most 1.0x rg; small-tree calls well under the ~40 ms an rg spawn
-//! costs in the reference. ripgrep is installed (apt, else `cargo install`) when missing.
+//! costs in the reference. ripgrep is found on the PATH, in `$CARGO_HOME/bin` or in the
+//! project's `target/bench-peers/bin`; without it, the bench says how to get it and times
+//! tackle alone.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -29,9 +33,26 @@ const SMALL_RUNS: usize = 60;
 const NO_LIMIT: u64 = 1_000_000_000;
 
 fn main() {
-    let rg = ensure_ripgrep();
-    let version = output_text(Command::new(&rg).arg("--version"));
-    let version = version.lines().next().unwrap_or("").to_owned();
+    let rg = find_rg();
+    let version = match &rg {
+        Some(rg) => {
+            let version = output_text(Command::new(rg).arg("--version"));
+            version.lines().next().unwrap_or("").to_owned()
+        }
+        None => {
+            let dir = common::peers_dir();
+            println!(
+                "ripgrep (`rg`) is not on the PATH, in {} or in {}: the rg comparisons are \
+                 skipped and tackle is timed alone. To compare, install ripgrep (your package \
+                 manager, or into the project: `cargo install --locked --root {} ripgrep`) \
+                 and run the bench again.",
+                cargo_home().join("bin").display(),
+                dir.join("bin").display(),
+                dir.display(),
+            );
+            "no rg".to_owned()
+        }
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -46,7 +67,8 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     );
     let tools = Tools::new(&large);
-    let mut worst: f64 = 0.0;
+    let large = large.as_path();
+    let mut worst: Option<f64> = None;
     for (label, pattern) in [
         ("grep literal", "PhantomData"),
         ("grep regex", r"fn [a-z_]+_mut\("),
@@ -72,10 +94,11 @@ fn main() {
                     .as_u64()
                     .unwrap()
             },
-            || count_lines(&run_rg(&rg, &large, &rg_args), "{\"type\":\"match\""),
+            rg.as_ref()
+                .map(|rg| move || count_lines(&run_rg(rg, large, &rg_args), "{\"type\":\"match\"")),
             1.0,
         );
-        worst = worst.max(ratio);
+        worst = worse(worst, ratio);
     }
     let input = json!({"pattern": "*.rs", "limit": NO_LIMIT});
     let rg_args = [
@@ -96,10 +119,11 @@ fn main() {
                 .as_u64()
                 .unwrap()
         },
-        || count_lines(&run_rg(&rg, &large, &rg_args), ""),
+        rg.as_ref()
+            .map(|rg| move || count_lines(&run_rg(rg, large, &rg_args), "")),
         1.0,
     );
-    worst = worst.max(ratio);
+    worst = worse(worst, ratio);
 
     let small = small_tree();
     let tools = Tools::new(small.path());
@@ -116,10 +140,12 @@ fn main() {
                 .as_u64()
                 .unwrap()
         },
-        || {
-            let args = ["--no-config", "--json", "--hidden", "--", "needle", "."];
-            count_lines(&run_rg(&rg, small.path(), &args), "{\"type\":\"match\"")
-        },
+        rg.as_ref().map(|rg| {
+            || {
+                let args = ["--no-config", "--json", "--hidden", "--", "needle", "."];
+                count_lines(&run_rg(rg, small.path(), &args), "{\"type\":\"match\"")
+            }
+        }),
         1.0,
     );
     let input = json!({"pattern": "*.rs"});
@@ -131,45 +157,58 @@ fn main() {
                 .as_u64()
                 .unwrap()
         },
-        || {
-            let args = ["--no-config", "--files", "--hidden", "--glob=*.rs", "."];
-            count_lines(&run_rg(&rg, small.path(), &args), "")
-        },
+        rg.as_ref().map(|rg| {
+            || {
+                let args = ["--no-config", "--files", "--hidden", "--glob=*.rs", "."];
+                count_lines(&run_rg(rg, small.path(), &args), "")
+            }
+        }),
         1.0,
     );
-    println!(
-        "\nworst large-tree ratio {worst:.2}x (target <= 1.00x): {}",
-        if worst <= 1.0 { "met" } else { "NOT met" }
-    );
+    match worst {
+        Some(worst) => println!(
+            "\nworst large-tree ratio {worst:.2}x (target <= 1.00x): {}",
+            if worst <= 1.0 { "met" } else { "NOT met" }
+        ),
+        None => println!("\nno large-tree ratio: ripgrep is missing (see above)"),
+    }
 }
 
 /// Times `ours` and `peer` alternately `runs` times (after one warm-up each), prints medians,
-/// result counts and the ratio, and returns the ratio.
+/// result counts and the ratio, and returns the ratio. Without a peer, times `ours` alone.
 fn compare(
     label: &str,
     runs: usize,
     mut ours: impl FnMut() -> u64,
-    mut peer: impl FnMut() -> u64,
+    mut peer: Option<impl FnMut() -> u64>,
     target: f64,
-) -> f64 {
+) -> Option<f64> {
     // `cargo bench --bench search -- <text>` runs only the cases whose label contains it.
     if let Some(only) = std::env::args().nth(1).filter(|a| !a.starts_with('-'))
         && !label.contains(only.as_str())
     {
-        return 0.0;
+        return None;
     }
-    let (our_count, peer_count) = (ours(), peer());
+    let our_count = ours();
+    let peer_count = peer.as_mut().map(|peer| peer());
     let mut our_times = Vec::with_capacity(runs);
     let mut peer_times = Vec::with_capacity(runs);
     for _ in 0..runs {
         let start = Instant::now();
         std::hint::black_box(ours());
         our_times.push(start.elapsed());
-        let start = Instant::now();
-        std::hint::black_box(peer());
-        peer_times.push(start.elapsed());
+        if let Some(peer) = peer.as_mut() {
+            let start = Instant::now();
+            std::hint::black_box(peer());
+            peer_times.push(start.elapsed());
+        }
     }
-    let (ours_ms, peer_ms) = (median_ms(&mut our_times), median_ms(&mut peer_times));
+    let ours_ms = median_ms(&mut our_times);
+    let Some(peer_count) = peer_count else {
+        println!("{label:<13} tackle {ours_ms:>8.2} ms ({our_count} results) | rg not run");
+        return None;
+    };
+    let peer_ms = median_ms(&mut peer_times);
     let ratio = ours_ms / peer_ms;
     let same = if our_count == peer_count {
         "same results".to_owned()
@@ -180,7 +219,15 @@ fn compare(
         "{label:<13} tackle {ours_ms:>8.2} ms ({our_count} results) | rg {peer_ms:>8.2} ms \
          ({peer_count}) | ratio {ratio:.2}x (target <= {target:.1}x) [{same}]"
     );
-    ratio
+    Some(ratio)
+}
+
+/// The larger of two ratios, either possibly missing.
+fn worse(worst: Option<f64>, ratio: Option<f64>) -> Option<f64> {
+    match (worst, ratio) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 fn median_ms(times: &mut [Duration]) -> f64 {
@@ -236,38 +283,19 @@ impl Tools {
     }
 }
 
-/// `rg` on PATH, installing ripgrep first when it is missing.
-fn ensure_ripgrep() -> PathBuf {
-    if let Some(rg) = find_rg() {
-        return rg;
-    }
-    println!("ripgrep is missing: installing it (apt-get, else cargo install --locked ripgrep)");
-    let apt_get = |args: &[&str]| {
-        Command::new("apt-get")
-            .args(args)
-            .stdout(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    let install = ["install", "-y", "-q", "ripgrep"];
-    let apt = apt_get(&install) || (apt_get(&["update", "-q"]) && apt_get(&install));
-    if !apt {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let ok = Command::new(cargo)
-            .args(["install", "--locked", "ripgrep"])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "could not install ripgrep");
-    }
-    find_rg().expect("ripgrep installed but `rg` is not on PATH")
-}
-
+/// A working `rg`: on the PATH, in `$CARGO_HOME/bin` or in the project's peers directory.
+/// Nothing is installed.
 fn find_rg() -> Option<PathBuf> {
-    let home_bin = cargo_home().join("bin/rg");
-    ["rg".into(), home_bin].into_iter().find(|rg: &PathBuf| {
+    let candidates = [
+        "rg".into(),
+        cargo_home().join("bin/rg"),
+        common::peers_dir().join("bin/rg"),
+    ];
+    candidates.into_iter().find(|rg: &PathBuf| {
         Command::new(rg)
             .arg("--version")
             .stdout(Stdio::null())
+            .stderr(Stdio::null())
             .status()
             .is_ok_and(|s| s.success())
     })

@@ -1,8 +1,8 @@
 //! The hang suite: commands that wait for input, a pager, an editor, a background job, an
-//! endless writer, a TERM-ignoring process and a (bounded) fork bomb. Each call returns within
-//! its timeout plus the grace period, and afterwards no process of the command's group is
-//! alive — checked by group id in `/proc`. Every command prints `$$` first: the shell leads the
-//! session, so its pid is the group id.
+//! endless writer, a TERM-ignoring process and a (bounded, process-limited) fork bomb. Each call
+//! returns within its timeout plus the grace period, and afterwards no process of the command's
+//! group is alive — checked by group id in `/proc`. Every command prints `$$` first: the shell
+//! leads the session, so its pid is the group id.
 
 use std::time::{Duration, Instant};
 
@@ -10,10 +10,14 @@ use serde_json::{Value, json};
 use tackle_builtins::bash::{BashOptions, FORCE_KILL_AFTER};
 use tackle_tool_core::{Context, Halt, ToolError, ToolOutput};
 
-use crate::bash_support::{Setup, bash, group_members, settle, settle_with, text};
+use crate::bash_support::{SLACK, Setup, bash, group_members, settle, settle_with, text};
 
-/// Slack for a loaded machine on top of timeout + grace.
-const SLACK: Duration = Duration::from_millis(1500);
+/// "At once": long before the call's timeout ([`LONG_TIMEOUT_MS`]), with room for a loaded
+/// machine to start the shell and its command.
+const AT_ONCE: Duration = Duration::from_secs(10);
+
+/// A timeout that a command which returns at once is nowhere near.
+const LONG_TIMEOUT_MS: u64 = 60_000;
 
 /// The group id printed as the first output line (of the model text, which carries the
 /// output however large it is).
@@ -52,16 +56,16 @@ async fn returns_and_leaves_nothing(command: &str, timeout_ms: u64) -> Value {
 #[tokio::test]
 async fn cat_reads_end_of_file_at_once() {
     let started = Instant::now();
-    let out = returns_and_leaves_nothing("cat", 10_000).await;
-    assert!(started.elapsed() < Duration::from_secs(5));
+    let out = returns_and_leaves_nothing("cat", LONG_TIMEOUT_MS).await;
+    assert!(started.elapsed() < AT_ONCE);
     assert_eq!(out["exitCode"], 0);
 }
 
 #[tokio::test]
 async fn read_fails_at_once() {
     let started = Instant::now();
-    let out = returns_and_leaves_nothing("read x; echo read=$?", 10_000).await;
-    assert!(started.elapsed() < Duration::from_secs(5));
+    let out = returns_and_leaves_nothing("read x; echo read=$?", LONG_TIMEOUT_MS).await;
+    assert!(started.elapsed() < AT_ONCE);
     assert!(out["output"].as_str().unwrap().contains("read=1"));
 }
 
@@ -101,10 +105,14 @@ async fn git_log_does_not_start_a_pager() {
     let command = "echo pgid=$$; git init -q . && git -c user.name=t -c user.email=t@e \
                    commit -q --allow-empty -m first-commit && git -p log --oneline";
     let started = Instant::now();
-    let out = settle(&bash.tool, json!({"command": command, "timeout": 10_000}))
-        .await
-        .unwrap();
-    assert!(started.elapsed() < Duration::from_secs(10) + FORCE_KILL_AFTER + SLACK);
+    // A pager would wait until the timeout; git itself may be slow on a loaded machine.
+    let out = settle(
+        &bash.tool,
+        json!({"command": command, "timeout": LONG_TIMEOUT_MS}),
+    )
+    .await
+    .unwrap();
+    assert!(started.elapsed() < Duration::from_millis(LONG_TIMEOUT_MS) + FORCE_KILL_AFTER + SLACK);
     let output = out.structured["output"].as_str().unwrap();
     assert!(output.contains("first-commit"), "{output}");
     assert_eq!(out.structured["exitCode"], 0, "{output}");
@@ -114,8 +122,8 @@ async fn git_log_does_not_start_a_pager() {
 #[tokio::test]
 async fn a_background_job_does_not_hold_the_call_and_is_terminated() {
     let started = Instant::now();
-    let out = returns_and_leaves_nothing("sleep 1000 & echo started", 60_000).await;
-    assert!(started.elapsed() < Duration::from_secs(5));
+    let out = returns_and_leaves_nothing("sleep 1000 & echo started", LONG_TIMEOUT_MS).await;
+    assert!(started.elapsed() < AT_ONCE);
     assert_eq!(out["exitCode"], 0);
     assert_eq!(out["terminated"][0]["command"], "sleep 1000");
     let output = out["output"].as_str().unwrap();
@@ -152,15 +160,82 @@ async fn a_process_ignoring_term_is_killed_after_the_grace_period() {
     );
 }
 
+/// Processes the fork bomb may add to its user's count: the structural bound (255 shells and
+/// their 255 sleeps) with room to spare.
+const BOMB_PROCESSES: usize = 600;
+
 #[tokio::test]
 async fn a_fork_bomb_is_stopped_by_the_timeout() {
-    // Exponential and TERM-proof, but bounded (2^8 shells) so that the machine survives a
-    // failing test: pid_max is shared with everything else running here.
-    let bomb = "trap '' TERM; b() { if [ $1 -gt 0 ]; then b $(($1-1)) & b $(($1-1)) & fi; \
+    // Exponential and TERM-proof, but bounded twice, so that the machine survives a failing
+    // test (pid_max is shared with everything else running here): by its depth (2^8 shells),
+    // and by the kernel, through the process limit of `under_process_limit`.
+    let bomb = "trap \"\" TERM; b() { if [ $1 -gt 0 ]; then b $(($1-1)) & b $(($1-1)) & fi; \
                 sleep 1000; }; b 7";
-    let out = returns_and_leaves_nothing(bomb, 1500).await;
-    assert_eq!(out["timedOut"], true);
+    let out = returns_and_leaves_nothing(&under_process_limit(bomb, BOMB_PROCESSES), 1500).await;
+    assert_eq!(out["timedOut"], true, "{out}");
     assert!(out["terminated"].as_array().unwrap().len() > 50, "{out}");
+}
+
+/// `script` (free of single quotes) run by a bash that may start at most `extra` processes
+/// beyond what its user runs now: `ulimit -u` (RLIMIT_NPROC, which bash has and the tool's
+/// `sh` may not) counts every task of the real user; a limit that cannot be set ends the
+/// command before the script runs. Root is exempt from that limit, so as root the script runs
+/// as `nobody` (by `setpriv`). Both `exec`: the pid, and so the group, stay the same.
+fn under_process_limit(script: &str, extra: usize) -> String {
+    const NOBODY: u32 = 65_534;
+    assert!(!script.contains('\''), "{script}");
+    let me = real_uid(std::process::id()).unwrap();
+    let user = if me == 0 { NOBODY } else { me };
+    // Only ever lowered: a soft limit already below stays.
+    let limit = (tasks_of(user) + extra).min(process_limit().unwrap_or(usize::MAX));
+    let limited = format!("bash -c 'ulimit -S -u {limit} || exit 97; {script}'");
+    if me == 0 {
+        // Without setpriv (util-linux) or the right to change user, the output says so.
+        format!("exec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups -- {limited}")
+    } else {
+        format!("exec {limited}")
+    }
+}
+
+/// The real user id of process `pid`, from `/proc`.
+fn real_uid(pid: u32) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// This process's soft RLIMIT_NPROC, from `/proc`; `None` if unlimited.
+fn process_limit() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
+    let line = limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max processes"))
+        .unwrap();
+    line.split_whitespace().next()?.parse().ok()
+}
+
+/// The tasks (threads included, as RLIMIT_NPROC counts them) whose real user is `user`.
+fn tasks_of(user: u32) -> usize {
+    let mut tasks = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if real_uid(pid) != Some(user) {
+            continue;
+        }
+        tasks += std::fs::read_dir(format!("/proc/{pid}/task")).map_or(1, Iterator::count);
+    }
+    tasks
 }
 
 #[tokio::test]
@@ -180,7 +255,9 @@ async fn a_cancelled_call_halts_and_its_group_is_terminated() {
         matches!(result, Err(ToolError::Halt(Halt::Cancelled))),
         "{result:?}"
     );
-    assert!(started.elapsed() < Duration::from_secs(2));
+    // Cancelled at 0.5 s, the call halts before the group's KILL (0.5 s + the grace period)
+    // would even be sent: it does not wait for the TERM-ignoring group.
+    assert!(started.elapsed() < FORCE_KILL_AFTER);
     let group: i32 = std::fs::read_to_string(&marker)
         .unwrap()
         .trim()
@@ -207,7 +284,8 @@ async fn a_process_that_leaves_the_group_cannot_hold_the_call() {
     )
     .await
     .unwrap();
-    assert!(started.elapsed() < Duration::from_secs(3));
+    // Far less than the escaped `sleep 30`, which holds the output pipes open.
+    assert!(started.elapsed() < AT_ONCE);
     let output = out.structured["output"].as_str().unwrap().to_owned();
     assert_eq!(out.structured["outputIncomplete"], true, "{output}");
     assert!(output.contains("[output reading stopped"), "{output}");

@@ -6,6 +6,7 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::Value;
 use tackle_builtins::bash::BashOptions;
@@ -13,6 +14,11 @@ use tackle_permission::{
     Asker, Effect, PendingRequest, Permission, Reply, Rule, Ruleset, SavedApprovals,
 };
 use tackle_tool_core::{Call, Context, Tool, ToolError, ToolOutput};
+
+/// Slack for a loaded machine (both cores busy) on top of a call's timeout and grace period:
+/// killing and reaping the hang suite's fork bomb alone takes a second or more there. Still far
+/// below what a hang would take (the commands timed with it sleep for 60 s or more).
+pub(crate) const SLACK: Duration = Duration::from_secs(5);
 
 /// One asked request: action, resources, save patterns.
 pub(crate) type Asked = (String, Vec<String>, Vec<String>);

@@ -31,13 +31,14 @@ pub(crate) fn service(list: &[(&str, &str, Effect)], asker: impl Asker) -> Permi
     Permission::new(rules(list), SavedApprovals::in_memory(), Arc::new(asker))
 }
 
-/// Waits until `session` has `count` pending requests.
+/// Waits until `session` has `count` pending requests (for 10 s or more: a loaded machine may be
+/// slow to run the task that asks).
 pub(crate) async fn until_pending(
     permission: &Permission,
     session: &str,
     count: usize,
 ) -> Vec<PendingRequest> {
-    for _ in 0..500 {
+    for _ in 0..5000 {
         let pending = permission.pending(session);
         if pending.len() == count {
             return pending;

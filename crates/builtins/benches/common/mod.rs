@@ -2,7 +2,7 @@
 
 #![allow(dead_code)] // each bench uses its own subset
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -46,4 +46,24 @@ pub(crate) fn builtin(name: &str, dir: &Path, data: &Path) -> Tool {
         .find(|(tool, _)| tool == name)
         .map(|(_, tool)| tool)
         .expect("a builtin of that name")
+}
+
+/// The project-owned directory where the benches also look for a peer that is not on the PATH:
+/// `target/bench-peers` in the workspace. Benches never install anything; when a peer is
+/// missing, they say how to put it here (or on the PATH) and skip its comparison.
+pub(crate) fn peers_dir() -> PathBuf {
+    // CARGO_MANIFEST_DIR is <workspace>/crates/builtins.
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2);
+    workspace
+        .unwrap_or(Path::new("."))
+        .join("target/bench-peers")
+}
+
+/// The file `name` in the first PATH directory that has one.
+pub(crate) fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|path| path.is_file())
+    })
 }
