@@ -162,7 +162,10 @@ async fn a_denial_of_either_assertion_runs_nothing() {
             )
             .await,
         );
-        assert!(message.starts_with("Permission denied"), "{message}");
+        assert!(
+            message.starts_with("Unable to execute command: touch ran: Permission denied"),
+            "{message}"
+        );
         assert!(!real.join("ran").exists(), "{denied}");
     }
 }

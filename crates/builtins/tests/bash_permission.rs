@@ -295,7 +295,13 @@ async fn the_bypass_suite() {
         let asked: Vec<_> = bash.asked()[asked_before..].to_vec();
         let got = match &result {
             Ok(_) => Allow,
-            Err(ToolError::Failure(f)) if f.message.starts_with("Permission denied") => Deny,
+            Err(ToolError::Failure(f))
+                if f.message.starts_with(&format!(
+                    "Unable to execute command: {command}: Permission denied"
+                )) =>
+            {
+                Deny
+            }
             Err(ToolError::Failure(f)) if f.message.ends_with("asked") => Ask,
             Err(other) => panic!("{command:?}: {other:?}"),
         };
@@ -455,7 +461,13 @@ async fn unresolved_parts_ask_even_when_every_command_is_allowed() {
         let result = settle(&bash.tool, json!({"command": command})).await;
         let got = match &result {
             Ok(_) => Allow,
-            Err(ToolError::Failure(f)) if f.message.starts_with("Permission denied") => Deny,
+            Err(ToolError::Failure(f))
+                if f.message.starts_with(&format!(
+                    "Unable to execute command: {command}: Permission denied"
+                )) =>
+            {
+                Deny
+            }
             Err(ToolError::Failure(f)) if f.message.ends_with("asked") => Ask,
             Err(other) => panic!("{command:?}: {other:?}"),
         };

@@ -39,6 +39,7 @@ use tackle_tool_core::{Context, Execute, Halt, Rendered, Tool, ToolError, ToolFa
 
 pub use output::{BashOutput, TerminatedProcess};
 
+use crate::authorize::prefixed_denial;
 use crate::location::{Kind, Location};
 use process::{Job, RunError};
 
@@ -301,10 +302,9 @@ impl Execute for BashTool {
                 .with_metadata("unresolved", Value::Array(unresolved))
                 .with_always_ask();
         }
-        self.permission
-            .assert(request)
-            .await
-            .map_err(ToolError::from)?;
+        self.permission.assert(request).await.map_err(|err| {
+            prefixed_denial(&format!("Unable to execute command: {command}"), err)
+        })?;
 
         // BA5: it may have changed while permission was being asked.
         if !std::fs::metadata(&target.canonical).is_ok_and(|meta| meta.is_dir()) {
@@ -366,6 +366,6 @@ impl BashTool {
         self.permission
             .assert(request)
             .await
-            .map_err(ToolError::from)
+            .map_err(|err| prefixed_denial(&format!("Unable to execute command: {command}"), err))
     }
 }
