@@ -4,15 +4,26 @@
 //! 1. `tackle call read` of a two-line file against `cat` of it. Target: at most 2x.
 //! 2. `tackle call bash` of `seq 1 100000` against `sh -c 'seq 1 100000'`. Target: at most
 //!    1.5x.
+//! 3. `tackle call apply_patch` of 1,000 chunks on a 100,000-line file against the codex CLI's
+//!    `apply_patch` on the same tree and patch (both read the patch from stdin; the tree is laid
+//!    out afresh before each run, untimed, and checked after it). Target: at most 0.8x. The peer
+//!    is found as the apply_patch bench finds it; without it, tackle is timed alone.
 //!
 //! Each round runs tackle once and the peer once, alternating, so both see the same machine;
 //! the medians of all rounds are compared. Output goes to `/dev/null` for both.
 
-#![allow(clippy::expect_used)] // a bench may panic on broken setup
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a bench may panic on broken setup
 
+// The builtins benches' helpers: the patch scenarios and the codex peer.
+#[path = "../../builtins/benches/common/mod.rs"]
+mod common;
+
+use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use common::patch::{big_file, check, codex_apply_patch, lay_out};
 
 const ROUNDS: usize = 200;
 
@@ -72,6 +83,74 @@ fn tackle(dir: &Path, data: &Path, tool: &str, input: &str) -> Command {
     command
 }
 
+/// Rounds of the apply_patch case: each rewrites a 100,000-line file.
+const PATCH_ROUNDS: usize = 11;
+
+/// Runs `command` with `input` on stdin, timed from spawn to exit; it must succeed.
+fn run_with_input(mut command: Command, input: &[u8]) -> Duration {
+    let start = Instant::now();
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    // A separate writer, so a large input cannot deadlock against the child's output.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().expect("wait");
+    let elapsed = start.elapsed();
+    writer.join().expect("writer").expect("write stdin");
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    elapsed
+}
+
+fn apply_patch(data: &Path) {
+    let scenario = big_file();
+    let scratch = tempfile::tempdir().expect("scratch");
+    let work = scratch.path().join("work");
+    let peer = codex_apply_patch(&scratch.path().join("peer"));
+    let input = serde_json::json!({ "patchText": scenario.patch }).to_string();
+    let (mut tackle_times, mut codex_times) = (Vec::new(), Vec::new());
+    for _ in 0..PATCH_ROUNDS {
+        lay_out(&work, &scenario.input);
+        let mut ours = tackle(&work, data, "apply_patch", "-");
+        ours.current_dir(&work);
+        tackle_times.push(run_with_input(ours, input.as_bytes()));
+        check(&work, &scenario.expected, "tackle").unwrap();
+        if let Ok(binary) = &peer {
+            lay_out(&work, &scenario.input);
+            let mut theirs = Command::new(binary);
+            theirs.current_dir(&work);
+            codex_times.push(run_with_input(theirs, scenario.patch.as_bytes()));
+            check(&work, &scenario.expected, "codex").unwrap();
+        }
+    }
+    let ours = median(tackle_times);
+    match peer {
+        Ok(_) => {
+            let theirs = median(codex_times);
+            let ratio = ours.as_secs_f64() / theirs.as_secs_f64();
+            let verdict = if ratio <= 0.8 { "met" } else { "NOT met" };
+            println!(
+                "apply_patch 1,000 chunks on 100k lines (vs codex apply_patch): tackle {:.1} ms, \
+                 peer {:.1} ms, ratio {ratio:.2}x (target <= 0.8x: {verdict})",
+                ours.as_secs_f64() * 1e3,
+                theirs.as_secs_f64() * 1e3,
+            );
+        }
+        Err(why) => println!(
+            "apply_patch 1,000 chunks on 100k lines: tackle {:.1} ms; no ratio: {why}",
+            ours.as_secs_f64() * 1e3
+        ),
+    }
+}
+
 fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let data = tempfile::tempdir().expect("data dir");
@@ -104,4 +183,5 @@ fn main() {
             sh
         },
     );
+    apply_patch(data.path());
 }

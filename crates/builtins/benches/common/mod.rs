@@ -67,3 +67,6 @@ pub(crate) fn on_path(name: &str) -> Option<PathBuf> {
             .find(|path| path.is_file())
     })
 }
+
+/// Patch scenarios and the codex peer.
+pub(crate) mod patch;
