@@ -1,4 +1,4 @@
-//! glob and grep through `Tool::settle`, on fixture trees built in temp dirs.
+//! glob and grep run on fixture trees built in temp dirs.
 
 mod fixture;
 mod glob;

@@ -128,7 +128,7 @@ fn main() {
         black_box(black_box(&output).clone());
     });
     println!(
-        "  of which Tool::settle alone: {tool_only:?}; OutputStore::bound alone: {bound_only:?} (incl. an output clone of {clone_only:?})"
+        "  of which Tool::run_unbounded alone: {tool_only:?}; OutputStore::bound alone: {bound_only:?} (incl. an output clone of {clone_only:?})"
     );
     let peer = bare.min(bare_by_ref);
     let ratio = settle.as_secs_f64() / peer.as_secs_f64();

@@ -11,8 +11,7 @@
 
 use std::io::{self, BufRead};
 
-/// Characters of one line that are shown (reference `MAX_LINE_LENGTH`).
-pub(crate) const MAX_LINE_CHARS: usize = 2000;
+pub(crate) use crate::text::MAX_LINE_CHARS;
 /// Appended to a line cut at [`MAX_LINE_CHARS`].
 pub(crate) const LINE_TRUNCATED: &str = "... (line truncated to 2000 chars)";
 /// Bytes of one line kept while reading: enough for `MAX_LINE_CHARS` of any UTF-8 text.

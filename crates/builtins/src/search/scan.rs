@@ -16,7 +16,7 @@ use super::pattern::Glob;
 use super::walk::{self, Skipped};
 
 /// Lines longer than this many characters are clamped to a window of this width.
-pub const MAX_LINE_CHARS: usize = 2000;
+pub use crate::text::MAX_LINE_CHARS;
 
 /// How many characters of a clamped line to show before its first match.
 const LEAD_CHARS: usize = 100;

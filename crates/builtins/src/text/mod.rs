@@ -9,6 +9,10 @@ pub(crate) mod lines;
 
 use std::borrow::Cow;
 
+/// Characters of one line a model is shown: read and grep shorten longer lines (the
+/// reference's `MAX_LINE_LENGTH`), so one minified line cannot fill a result.
+pub const MAX_LINE_CHARS: usize = 2000;
+
 /// A UTF-8 byte order mark.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 

@@ -120,3 +120,8 @@ fn numbered_lengths() {
     assert_eq!(numbered_len(10, ""), "10: \n".len());
     assert_eq!(numbered_len(1000, "x"), "1000: x\n".len());
 }
+
+#[test]
+fn the_truncation_note_names_the_line_limit() {
+    assert!(LINE_TRUNCATED.contains(&format!(" {MAX_LINE_CHARS} chars")));
+}
