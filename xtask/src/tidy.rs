@@ -240,7 +240,9 @@ fn crate_docs(metadata: &Metadata) -> Vec<String> {
     problems
 }
 
-pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Files below `dir` whose extension is one of `extensions`, skipping build output and hidden
+/// directories.
+pub(crate) fn files_with(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -251,11 +253,19 @@ pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
             continue;
         }
         if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files_with(&path, extensions, out);
+        } else if path
+            .extension()
+            .is_some_and(|ext| extensions.iter().any(|wanted| ext == *wanted))
+        {
             out.push(path);
         }
     }
+}
+
+/// The Rust files below `dir`.
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    files_with(dir, &["rs"], out);
 }
 
 /// Unfinished-code macros and ignored tests anywhere in `crates/` or `xtask/`.

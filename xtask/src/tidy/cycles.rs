@@ -120,7 +120,7 @@ struct Source {
 impl Crate {
     fn read(root: &Path, src: &Path) -> Self {
         let mut files = Vec::new();
-        rust_files(src, &mut files);
+        super::rust_files(src, &mut files);
         let mut paths = BTreeMap::new();
         for file in files {
             if let Some(module) = module_path(src, &file) {
@@ -295,17 +295,6 @@ fn walk<'a>(
             path.push(to);
             walk(next, component, path, found);
             path.pop();
-        }
-    }
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            out.push(path);
         }
     }
 }

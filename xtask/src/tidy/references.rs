@@ -14,7 +14,7 @@
 //! citation of a section of some document) and mentions of documents outside the repository.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Where the codes are defined, relative to the workspace root.
 const DEFINITIONS: &str = "docs/reference.md";
@@ -26,7 +26,7 @@ pub(crate) fn check(root: &Path) -> Vec<String> {
     let families: BTreeSet<&str> = defined.iter().map(|code| prefix(code)).collect();
     let mut files = vec![root.join("README.md")];
     for dir in ["crates", "xtask", "docs"] {
-        text_files(&root.join(dir), &mut files);
+        super::files_with(&root.join(dir), &["rs", "md"], &mut files);
     }
     let mut problems = Vec::new();
     for file in files {
@@ -70,28 +70,6 @@ fn defined_codes(reference: &str) -> BTreeSet<String> {
         .filter(|word| split_code(word).is_some())
         .map(str::to_owned)
         .collect()
-}
-
-/// `*.rs` and `*.md` files below `dir`, skipping build output and hidden directories.
-fn text_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        if name == "target" || name.to_string_lossy().starts_with('.') {
-            continue;
-        }
-        if path.is_dir() {
-            text_files(&path, out);
-        } else if path
-            .extension()
-            .is_some_and(|ext| ext == "rs" || ext == "md")
-        {
-            out.push(path);
-        }
-    }
 }
 
 /// The comment on a line of Rust: the whole line when it is a comment line, else what follows
