@@ -29,6 +29,7 @@ pub mod read;
 #[cfg(feature = "search")]
 pub mod search;
 mod services;
+mod shape;
 pub mod skill;
 mod text;
 pub mod todo;

@@ -13,10 +13,13 @@
 //! - Otherwise the full text is saved as a managed output and the model text becomes a preview
 //!   within both limits, marker included: a head and a (larger) tail on line and code-point
 //!   boundaries, with one marker line stating exactly how many lines and bytes were omitted,
-//!   which lines, and how to read them (the [`OutputRef`], and the host's [`PagingHint`]). A line too long for the budget is shortened in the middle with its own
-//!   marker, so one minified line never empties the preview.
-//! - A structured value over [`MAX_STRUCTURED_BYTES`] (compact JSON) is saved as pretty JSON
-//!   and replaced by a small object `{truncated, bytes, reference}`.
+//!   which lines, and how to read them (the [`OutputRef`], and the host's [`PagingHint`]). A
+//!   line too long for the budget is shortened in the middle with its own marker, so one
+//!   minified line never empties the preview.
+//! - A structured value over its limit ([`MAX_STRUCTURED_BYTES`] of compact JSON, or
+//!   `max_bytes` when that is smaller) is saved as pretty JSON and replaced by a small object
+//!   `{truncated, bytes, reference[, hint]}` (the hint names the host's paging tool); a text
+//!   tool's structured value, which is its text, follows the bounded text instead.
 //! - Media is never cut; an inline media item over [`MAX_INLINE_MEDIA_BYTES`] is an error.
 //! - Managed outputs: a flat directory (created 0700 on the first spill, never a symbolic
 //!   link), files created exclusively (0600) under unguessable names; a file is capped at

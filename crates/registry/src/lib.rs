@@ -4,7 +4,8 @@
 //! - [`ApplicationTools`]: process-scoped, shared by every Location (one value, cloned, per
 //!   process — not a global static, so tests stay isolated);
 //! - the Location layer of a [`ToolRegistry`] (one registry per workspace directory), fed
-//!   through the register-only [`Tools`] view that Location producers (builtins) receive;
+//!   through the register-only [`Tools`] view the host hands to whatever produces Location
+//!   tools (the builtins, an MCP connection);
 //! - Session layers of the same registry ([`ToolRegistry::session_tools`]), seen only by that
 //!   session's snapshots.
 //!

@@ -134,7 +134,7 @@ impl Tool {
     }
 
     /// Starts a typed tool: `execute` decides the input and output types, whose schemas are
-    /// derived once, here.
+    /// derived once, when a definition is first asked for.
     pub fn typed<E: Execute>(description: impl Into<String>, execute: E) -> TypedTool<E> {
         TypedTool {
             description: description.into(),

@@ -16,6 +16,7 @@ use super::capture::Captured;
 use super::group::Member;
 use super::normalize::normalize;
 use super::supervise::{Ending, Finished};
+use crate::shape::keep_if_fits;
 
 /// The structured result of one `bash` call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -34,10 +35,8 @@ pub struct BashOutput {
     /// The signal that ended the shell, when one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
-    /// stdout and stderr, normalised (escapes stripped, redraws collapsed), with notices.
-    /// Absent when it would make this value larger than the call's structured budget: the
-    /// model text carries it, and settle keeps the whole of it in one managed output instead
-    /// of saving it twice.
+    /// stdout and stderr, normalised, with notices; absent when it does not fit the call's
+    /// structured budget (the model text carries it, and settle saves it once).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
     /// Some captured output was dropped (stdout or stderr over the in-memory limit).
@@ -195,14 +194,8 @@ pub(crate) fn build(
         output_incomplete: unread,
         warnings: call.warnings,
     };
+    keep_if_fits(&mut out, |o| &mut o.output, &output, max_structured_bytes);
     let text = model_text(&out, &output);
-    if output.len() < max_structured_bytes {
-        out.output = Some(output);
-        let size = serde_json::to_vec(&out).map_or(usize::MAX, |json| json.len());
-        if size > max_structured_bytes {
-            out.output = None;
-        }
-    }
     Rendered::text(out, text)
 }
 

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tackle_permission::{Permission, Request};
-use tackle_tool_core::{Content, Context, Execute, Tool, ToolError};
+use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError};
 
 pub use discover::{
     PROJECT_SKILL_DIRS, SKILL_FILE, Skill, SkillCatalog, SkillProblem, SkillProblemKind,
@@ -21,6 +21,7 @@ pub use discover::{
 };
 
 use crate::authorize::prefixed_denial;
+use crate::shape::keep_if_fits;
 
 /// At most this many of a skill's files are listed (SK4 `FILE_LIMIT`).
 pub const FILE_LIMIT: usize = 10;
@@ -47,8 +48,9 @@ pub struct SkillOutput {
     pub name: String,
     /// Its base directory.
     pub directory: PathBuf,
-    /// The text the model reads.
-    pub output: String,
+    /// The text the model reads; absent when it does not fit the call's structured budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
     /// Always false: a skill is loaded whole (model output is bounded at settlement).
     pub truncated: bool,
 }
@@ -60,9 +62,13 @@ struct LoadSkill {
 
 impl Execute for LoadSkill {
     type Input = SkillInput;
-    type Output = SkillOutput;
+    type Output = Rendered<SkillOutput>;
 
-    async fn execute(&self, input: SkillInput, ctx: &Context) -> Result<SkillOutput, ToolError> {
+    async fn execute(
+        &self,
+        input: SkillInput,
+        ctx: &Context,
+    ) -> Result<Rendered<SkillOutput>, ToolError> {
         let name = input.name;
         let unable =
             |detail: &str| ToolError::failure(format!("Unable to load skill {name}: {detail}"));
@@ -94,12 +100,15 @@ impl Execute for LoadSkill {
             Vec::new()
         };
         let output = render(&name, &parsed.body, &directory, &files);
-        Ok(SkillOutput {
+        let mut loaded = SkillOutput {
             name,
             directory,
-            output,
+            output: None,
             truncated: false,
-        })
+        };
+        let max = ctx.budget.max_structured_bytes();
+        keep_if_fits(&mut loaded, |o| &mut o.output, &output, max);
+        Ok(Rendered::text(loaded, output))
     }
 }
 
@@ -189,7 +198,7 @@ pub(crate) fn skill_tool(permission: Permission, catalog: SkillCatalog) -> Optio
             catalog,
         },
     )
-    .model_output(|output: &SkillOutput| vec![Content::text(output.output.clone())])
+    .rendered()
     .build();
     Some(tool)
 }

@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tackle_permission::{Permission, Request};
-use tackle_tool_core::{Content, Context, Defect, Execute, Tool, ToolError};
+use tackle_tool_core::{Context, Defect, Execute, Rendered, Tool, ToolError};
 use tokio::sync::OnceCell;
 use tokio::time::Instant;
 use url::Url;
@@ -25,6 +25,7 @@ use super::convert::{decode, html_to_markdown, html_to_text};
 use super::guard::{Blocked, GuardedResolver, WebAccess};
 use crate::authorize::prefixed_denial;
 use crate::blocking::blocking;
+use crate::shape::keep_if_fits;
 
 /// Bodies are cut after this many bytes (5 MiB).
 pub const MAX_RESPONSE_BYTES: usize = 5 * 1024 * 1024;
@@ -135,8 +136,9 @@ pub struct FetchOutput {
     pub content_type: String,
     /// The format of `output`.
     pub format: FetchFormat,
-    /// The content.
-    pub output: String,
+    /// The content the model reads; absent when it does not fit the call's structured budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
     /// True when the body was cut at 5 MiB.
     pub truncated: bool,
 }
@@ -312,7 +314,7 @@ impl WebFetch {
         input: &FetchInput,
         url: Url,
         deadline: &mut Deadline,
-    ) -> Result<FetchOutput, ToolError> {
+    ) -> Result<Rendered<FetchOutput>, ToolError> {
         let fail = ToolError::failure;
         let (mut response, final_url) = self.follow(ctx, input, url, deadline).await?;
         let status = response.status();
@@ -353,22 +355,29 @@ impl WebFetch {
         if truncated {
             output.push_str(TRUNCATION_NOTICE);
         }
-        Ok(FetchOutput {
+        let mut fetched = FetchOutput {
             url: input.url.clone(),
             final_url: final_url.to_string(),
             content_type,
             format,
-            output,
+            output: None,
             truncated,
-        })
+        };
+        let max = ctx.budget.max_structured_bytes();
+        keep_if_fits(&mut fetched, |o| &mut o.output, &output, max);
+        Ok(Rendered::text(fetched, output))
     }
 }
 
 impl Execute for WebFetch {
     type Input = FetchInput;
-    type Output = FetchOutput;
+    type Output = Rendered<FetchOutput>;
 
-    async fn execute(&self, input: FetchInput, ctx: &Context) -> Result<FetchOutput, ToolError> {
+    async fn execute(
+        &self,
+        input: FetchInput,
+        ctx: &Context,
+    ) -> Result<Rendered<FetchOutput>, ToolError> {
         let fail =
             |detail: String| ToolError::failure(format!("Unable to fetch {}: {detail}", input.url));
         // WF1: checked before permission or any network access.
@@ -487,7 +496,5 @@ pub(crate) fn webfetch_tool(permission: Permission, access: WebAccess) -> Tool {
         access: Arc::new(access),
         client: OnceCell::new(),
     };
-    Tool::typed(DESCRIPTION, fetch)
-        .model_output(|output: &FetchOutput| vec![Content::text(output.output.clone())])
-        .build()
+    Tool::typed(DESCRIPTION, fetch).rendered().build()
 }

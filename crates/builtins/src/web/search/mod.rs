@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tackle_permission::{Permission, Request};
-use tackle_tool_core::{Content, Context, Execute, Tool, ToolError};
+use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError};
 
 pub use providers::{
     ApiKey, EXA_URL, ExaProvider, MAX_RESPONSE_BYTES, PARALLEL_URL, ParallelProvider,
@@ -24,6 +24,7 @@ pub use providers::{
 };
 
 use crate::authorize::prefixed_denial;
+use crate::shape::keep_if_fits;
 
 /// The most results one search may ask for.
 pub const MAX_NUM_RESULTS: u32 = 20;
@@ -132,8 +133,9 @@ pub struct SearchInput {
 pub struct SearchOutput {
     /// The provider that answered.
     pub provider: String,
-    /// The results, as the provider wrote them.
-    pub text: String,
+    /// The results the model reads; absent when they do not fit the call's structured budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     /// Always false: an over-large response is refused, not cut.
     pub truncated: bool,
 }
@@ -321,9 +323,13 @@ struct WebSearch {
 
 impl Execute for WebSearch {
     type Input = SearchInput;
-    type Output = SearchOutput;
+    type Output = Rendered<SearchOutput>;
 
-    async fn execute(&self, input: SearchInput, ctx: &Context) -> Result<SearchOutput, ToolError> {
+    async fn execute(
+        &self,
+        input: SearchInput,
+        ctx: &Context,
+    ) -> Result<Rendered<SearchOutput>, ToolError> {
         let unable = format!("Unable to search the web for {}", input.query);
         let fail = |detail: &str| ToolError::failure(format!("{unable}: {detail}"));
         if input.query.trim().is_empty() {
@@ -360,11 +366,15 @@ impl Execute for WebSearch {
                 )));
             }
         };
-        Ok(SearchOutput {
+        let text = found.unwrap_or_else(|| NO_RESULTS.to_owned());
+        let mut output = SearchOutput {
             provider: provider.name().to_owned(),
-            text: found.unwrap_or_else(|| NO_RESULTS.to_owned()),
+            text: None,
             truncated: false,
-        })
+        };
+        let max = ctx.budget.max_structured_bytes();
+        keep_if_fits(&mut output, |o| &mut o.text, &text, max);
+        Ok(Rendered::text(output, text))
     }
 }
 
@@ -374,7 +384,7 @@ pub(crate) fn websearch_tool(permission: Permission, config: WebSearchConfig) ->
         return None;
     }
     let tool = Tool::typed(description(), WebSearch { permission, config })
-        .model_output(|output: &SearchOutput| vec![Content::text(output.text.clone())])
+        .rendered()
         .build();
     Some(tool)
 }
