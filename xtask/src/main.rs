@@ -2,12 +2,16 @@
 //!
 //! - `ci`: everything CI checks, in order: fmt, clippy (`-D warnings`), nextest, doc tests, the
 //!   feature matrix (tool-core and builtins with no default features, then each feature alone),
-//!   tidy.
+//!   tidy, public-api.
 //! - `tidy`: the architecture and hygiene rules that the compiler cannot check (see [`tidy`]).
+//! - `public-api [--bless]`: each library crate's public surface, rendered from rustdoc JSON
+//!   (stable toolchain, `RUSTC_BOOTSTRAP=1`), must match its listing in `docs/api/`, so an API
+//!   change shows up in review; `--bless` rewrites the listings (see [`public_api`]).
 //! - `bench <name>`: the benchmarks that issues ask for, each against its named peer.
 //!
 //! xtask is not part of the product; it may spawn processes and read the tree freely.
 
+mod public_api;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -19,6 +23,11 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(&root),
         Some("tidy") => tidy::run(&root).map_err(|problems| problems.join("\n")),
+        Some("public-api") => match &args[1..] {
+            [] => public_api::run(&root, false),
+            [flag] if flag == "--bless" => public_api::run(&root, true),
+            _ => Err(USAGE.to_owned()),
+        },
         Some("bench") => bench(&root, &args[1..]),
         _ => Err(USAGE.to_owned()),
     };
@@ -31,7 +40,7 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <ci | tidy | bench <name>>";
+const USAGE: &str = "usage: cargo xtask <ci | tidy | public-api [--bless] | bench <name>>";
 
 /// A benchmark: `cargo xtask bench <name>` runs `cargo bench -p <package> --bench <target>`.
 ///
@@ -126,6 +135,7 @@ fn ci(root: &Path) -> Result<(), String> {
     }
     feature_matrix(root)?;
     tidy::run(root).map_err(|problems| problems.join("\n"))?;
+    public_api::run(root, false)?;
     eprintln!("xtask: ci passed");
     Ok(())
 }
