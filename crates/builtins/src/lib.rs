@@ -44,3 +44,4 @@ pub use error::{Error, PathReason};
 pub use location::{EntryKind, ExternalDirectory, Kind, Location, Resolved};
 pub use mutation::{ContentHash, FileMutation, Operation, TextWritten, Transaction, Written};
 pub use services::LocationServices;
+pub use text::MAX_LINE_CHARS;
