@@ -164,7 +164,13 @@ fn feature_matrix(root: &Path) -> Result<(), String> {
             clippy.extend(&selection);
             clippy.extend(["--", "-D", "warnings"]);
             cargo(root, &clippy)?;
-            let mut nextest = vec!["nextest", "run", "--locked", "--no-tests=warn"];
+            let mut nextest = vec![
+                "nextest",
+                "run",
+                "--locked",
+                "--no-tests=warn",
+                "--no-fail-fast",
+            ];
             nextest.extend(&selection);
             cargo(root, &nextest)?;
         }

@@ -9,5 +9,6 @@ mod location;
 mod mutation;
 mod read;
 mod support;
+#[cfg(feature = "apply-patch")]
 mod typographic;
 mod write;
