@@ -249,8 +249,10 @@ impl Tools {
             SavedApprovals::in_memory(),
             Arc::new(AnswerAll(Reply::Once)),
         );
-        let settings = SearchSettings {
-            budget: Duration::from_secs(600),
+        let settings = {
+            let mut value = SearchSettings::default();
+            value.budget = Duration::from_secs(600);
+            value
         };
         // A raw run never spills, so the store's directory is never created.
         let store = OutputStore::new(StoreConfig::in_data_dir(dir.join(".unused-data")));

@@ -240,9 +240,10 @@ async fn stdout_over_the_limit_keeps_head_and_tail_and_counts_the_rest() {
 #[tokio::test]
 async fn truncation_notices_for_each_stream() {
     let bash = Setup {
-        options: BashOptions {
-            capture_limit: 16,
-            ..BashOptions::default()
+        options: {
+            let mut value = BashOptions::default();
+            value.capture_limit = 16;
+            value
         },
         ..Setup::default()
     }
@@ -298,8 +299,9 @@ async fn a_timeout_is_a_successful_result_with_the_partial_output() {
 async fn the_environment_is_non_interactive_and_scrubbed() {
     let path = std::env::var_os("PATH").unwrap();
     let bash = Setup {
-        options: BashOptions {
-            env: Some(vec![
+        options: {
+            let mut value = BashOptions::default();
+            value.env = Some(vec![
                 ("PATH".into(), path),
                 ("HOME".into(), "/nonexistent-home".into()),
                 ("PAGER".into(), "less".into()),
@@ -308,9 +310,9 @@ async fn the_environment_is_non_interactive_and_scrubbed() {
                 ("GITHUB_TOKEN".into(), "gh-allowed".into()),
                 ("AWS_SECRET_ACCESS_KEY".into(), "aws-secret".into()),
                 ("FORCE_COLOR".into(), "1".into()),
-            ]),
-            env_allow: strings(&["GITHUB_TOKEN"]),
-            ..BashOptions::default()
+            ]);
+            value.env_allow = strings(&["GITHUB_TOKEN"]);
+            value
         },
         ..Setup::default()
     }
@@ -399,9 +401,10 @@ async fn the_definition_has_no_background_parameter() {
 #[tokio::test]
 async fn a_configured_shell_is_used_and_named() {
     let bash = Setup {
-        options: BashOptions {
-            shell: "/bin/bash".into(),
-            ..BashOptions::default()
+        options: {
+            let mut value = BashOptions::default();
+            value.shell = "/bin/bash".into();
+            value
         },
         ..Setup::default()
     }
@@ -419,9 +422,10 @@ async fn a_configured_shell_is_used_and_named() {
 #[tokio::test]
 async fn a_shell_that_cannot_start_is_a_failure() {
     let bash = Setup {
-        options: BashOptions {
-            shell: "/nonexistent/sh".into(),
-            ..BashOptions::default()
+        options: {
+            let mut value = BashOptions::default();
+            value.shell = "/nonexistent/sh".into();
+            value
         },
         ..Setup::default()
     }

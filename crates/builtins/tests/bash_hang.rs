@@ -90,14 +90,15 @@ async fn vi_is_refused_with_a_hint_and_an_editor_that_waits_is_stopped() {
 #[tokio::test]
 async fn git_log_does_not_start_a_pager() {
     let bash = Setup {
-        options: BashOptions {
-            env: Some(vec![
+        options: {
+            let mut value = BashOptions::default();
+            value.env = Some(vec![
                 ("PATH".into(), std::env::var_os("PATH").unwrap()),
                 ("HOME".into(), std::env::temp_dir().into()),
                 ("PAGER".into(), "less".into()),
                 ("GIT_PAGER".into(), "less".into()),
-            ]),
-            ..BashOptions::default()
+            ]);
+            value
         },
         ..Setup::default()
     }

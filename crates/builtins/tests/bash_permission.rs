@@ -255,10 +255,11 @@ async fn the_bypass_suite() {
             rule("bash", "rm *", Effect::Deny),
         ],
         reply: reject_bash,
-        options: BashOptions {
-            shell: "/bin/echo".into(),
-            env: Some(vec![("HOME".into(), home.clone().into())]),
-            ..BashOptions::default()
+        options: {
+            let mut value = BashOptions::default();
+            value.shell = "/bin/echo".into();
+            value.env = Some(vec![("HOME".into(), home.clone().into())]);
+            value
         },
         ..Setup::default()
     }
@@ -367,9 +368,10 @@ async fn an_always_reply_saves_the_patterns_and_later_calls_pass() {
     }
     let bash = Setup {
         reply: always,
-        options: BashOptions {
-            shell: "/bin/echo".into(),
-            ..BashOptions::default()
+        options: {
+            let mut value = BashOptions::default();
+            value.shell = "/bin/echo".into();
+            value
         },
         ..Setup::default()
     }
@@ -437,9 +439,10 @@ async fn unresolved_parts_ask_even_when_every_command_is_allowed() {
             rule("bash", "eval *", Effect::Deny),
         ],
         reply: reject_bash,
-        options: BashOptions {
-            shell: "/bin/echo".into(),
-            ..BashOptions::default()
+        options: {
+            let mut value = BashOptions::default();
+            value.shell = "/bin/echo".into();
+            value
         },
         ..Setup::default()
     }

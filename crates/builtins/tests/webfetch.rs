@@ -17,9 +17,10 @@ use super::interactive_support::{
 
 /// The `webfetch` tool reaching what `access` allows.
 fn webfetch_tool(permission: Permission, access: WebAccess) -> Tool {
-    let web = tackle_builtins::web::WebServices {
-        access,
-        ..Default::default()
+    let web = {
+        let mut value = tackle_builtins::web::WebServices::default();
+        value.access = access;
+        value
     };
     built(&services(permission).with_web(web), "webfetch")
 }

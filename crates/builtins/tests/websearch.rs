@@ -19,9 +19,10 @@ fn websearch_tool(
     permission: tackle_permission::Permission,
     config: WebSearchConfig,
 ) -> Option<Tool> {
-    let web = WebServices {
-        search: config,
-        ..WebServices::default()
+    let web = {
+        let mut value = WebServices::default();
+        value.search = config;
+        value
     };
     builtin(&services(permission).with_web(web), "websearch")
 }
@@ -324,9 +325,10 @@ fn hidden_without_a_provider() {
         names.into_iter().filter(|n| n.starts_with("web")).collect()
     };
     assert_eq!(web(offered(&services(permission.clone()))), ["webfetch"]);
-    let configured = WebServices {
-        search: WebSearchConfig::new().with_provider(ExaProvider::new(None)),
-        ..WebServices::default()
+    let configured = {
+        let mut value = WebServices::default();
+        value.search = WebSearchConfig::new().with_provider(ExaProvider::new(None));
+        value
     };
     let names = web(offered(&services(permission).with_web(configured)));
     assert_eq!(names, ["webfetch", "websearch"]);

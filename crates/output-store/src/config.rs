@@ -25,6 +25,7 @@ pub const MIN_SPILL_CAP: u64 = 4096;
 
 /// Where managed outputs live and the limits the store applies.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StoreConfig {
     /// The managed directory itself (normally `<data>/tool-output`). It is created, mode 0700,
     /// on the first spill; it must not be a symbolic link.

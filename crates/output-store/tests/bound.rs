@@ -216,10 +216,11 @@ fn inline_media_over_five_mebibytes_is_an_error() {
 #[test]
 fn configured_limits_apply() {
     let dir = tempfile::tempdir().unwrap();
-    let config = StoreConfig {
-        max_lines: 2,
-        max_bytes: 1000,
-        ..StoreConfig::in_data_dir(dir.path())
+    let config = {
+        let mut value = StoreConfig::in_data_dir(dir.path());
+        value.max_lines = 2;
+        value.max_bytes = 1000;
+        value
     };
     let store = tackle_output_store::OutputStore::new(config.clone());
     assert_eq!(store.config(), &config);

@@ -57,10 +57,11 @@ fn cleanup_never_follows_or_removes_symlinks() {
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let report = store.cleanup().unwrap();
     assert_eq!(report.kept, 1);
-    let config = StoreConfig {
-        retention: Duration::ZERO,
-        quota: 0,
-        ..store.config().clone()
+    let config = {
+        let mut value = store.config().clone();
+        value.retention = Duration::ZERO;
+        value.quota = 0;
+        value
     };
     let report = OutputStore::new(config).cleanup().unwrap();
     assert_eq!((report.expired, report.kept), (1, 0));
@@ -70,9 +71,10 @@ fn cleanup_never_follows_or_removes_symlinks() {
 #[test]
 fn the_quota_evicts_the_oldest_outputs_when_spilling() {
     let dir = tempfile::tempdir().unwrap();
-    let store = OutputStore::new(StoreConfig {
-        quota: 25_000,
-        ..StoreConfig::in_data_dir(dir.path())
+    let store = OutputStore::new({
+        let mut value = StoreConfig::in_data_dir(dir.path());
+        value.quota = 25_000;
+        value
     });
     let mut references = Vec::new();
     for i in 0..4u64 {

@@ -13,10 +13,11 @@ pub(crate) fn store(dir: &Path) -> OutputStore {
 
 /// A store with the given line and byte limits.
 pub(crate) fn store_with(dir: &Path, max_lines: usize, max_bytes: usize) -> OutputStore {
-    OutputStore::new(paging(StoreConfig {
-        max_lines,
-        max_bytes,
-        ..StoreConfig::in_data_dir(dir)
+    OutputStore::new(paging({
+        let mut value = StoreConfig::in_data_dir(dir);
+        value.max_lines = max_lines;
+        value.max_bytes = max_bytes;
+        value
     }))
 }
 

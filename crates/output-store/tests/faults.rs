@@ -54,9 +54,10 @@ fn a_directory_that_cannot_be_created_is_an_error() {
 #[cfg(target_os = "linux")]
 #[test]
 fn an_unwritable_directory_is_an_error() {
-    let store = OutputStore::new(StoreConfig {
-        directory: "/sys/kernel".into(),
-        ..StoreConfig::in_data_dir("/unused")
+    let store = OutputStore::new({
+        let mut value = StoreConfig::in_data_dir("/unused");
+        value.directory = "/sys/kernel".into();
+        value
     });
     let err = store.bound("ses", "call-7", big()).unwrap_err();
     assert!(matches!(err, StoreError::Write { .. }), "{err}");

@@ -1,7 +1,7 @@
 //! Properties of `bound` for any text and limits.
 
 use proptest::prelude::*;
-use tackle_output_store::{OutputStore, StoreConfig};
+use tackle_output_store::OutputStore;
 
 use crate::common::*;
 
@@ -59,9 +59,10 @@ proptest! {
         prop_assert_eq!(files.len(), 1);
         let saved = std::fs::read(store.config().directory.join(&files[0])).unwrap();
         prop_assert_eq!(saved, text.as_bytes());
-        let reader = OutputStore::new(StoreConfig {
-            max_bytes: 64 << 20,
-            ..store.config().clone()
+        let reader = OutputStore::new({
+            let mut value = store.config().clone();
+            value.max_bytes = 64 << 20;
+            value
         });
         let mut lines_read = Vec::new();
         let mut offset = 1;

@@ -29,9 +29,10 @@ fn the_marker_names_lines_that_read_page_serves() {
 #[test]
 fn a_spill_over_the_cap_keeps_both_ends_and_says_what_was_dropped() {
     let dir = tempfile::tempdir().unwrap();
-    let store = OutputStore::new(StoreConfig {
-        spill_cap: 64 * 1024,
-        ..StoreConfig::in_data_dir(dir.path())
+    let store = OutputStore::new({
+        let mut value = StoreConfig::in_data_dir(dir.path());
+        value.spill_cap = 64 * 1024;
+        value
     });
     let body: String = (1..=100_000).map(|i| format!("entry {i}\n")).collect();
     let bounded = store

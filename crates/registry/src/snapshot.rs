@@ -4,7 +4,7 @@ use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 use serde::Serialize;
-use tackle_output_store::{InMemory, OutputRef};
+use tackle_output_store::{Bounded, InMemory, OutputRef, OutputStore};
 use tackle_tool_core::{
     Call, Context, Defect, Definition, ResultValue, Tool, ToolError, ToolOutput, Visibility,
 };
@@ -233,21 +233,8 @@ impl Materialization {
         let bounded = match store.bound_in_memory(output)? {
             InMemory::Bounded(bounded) => bounded,
             // Spilling writes up to the spill cap and may sweep the directory: blocking work
-            // that must not stall the executor's other tasks.
-            InMemory::NeedsSpill(output) => {
-                let (store, session, id) = (store.clone(), ctx.session_id.clone(), call.id.clone());
-                match tokio::task::spawn_blocking(move || store.bound(&session, &id, output)).await
-                {
-                    Ok(bounded) => bounded?,
-                    Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
-                    Err(join) => {
-                        return Err(SettleError::Defect(Defect::new(format!(
-                            "bounding the output of {} did not finish: {join}",
-                            call.name
-                        ))));
-                    }
-                }
-            }
+            // for the blocking pool. Boxed, so the common path's future stays small.
+            InMemory::NeedsSpill(output) => Box::pin(spill(store, ctx, call, output)).await?,
         };
         Ok(Settlement {
             outcome: Outcome::Output(bounded.output),
@@ -256,5 +243,23 @@ impl Materialization {
             omitted_lines: bounded.omitted_lines,
             omitted_bytes: bounded.omitted_bytes,
         })
+    }
+}
+
+/// Bounds `output`, which needs a managed output, on the blocking pool.
+async fn spill(
+    store: &OutputStore,
+    ctx: &Context,
+    call: &Call,
+    output: ToolOutput,
+) -> Result<Bounded, SettleError> {
+    let (store, session, id) = (store.clone(), ctx.session_id.clone(), call.id.clone());
+    match tokio::task::spawn_blocking(move || store.bound(&session, &id, output)).await {
+        Ok(bounded) => Ok(bounded?),
+        Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
+        Err(join) => Err(SettleError::Defect(Defect::new(format!(
+            "bounding the output of {} did not finish: {join}",
+            call.name
+        )))),
     }
 }

@@ -356,10 +356,11 @@ async fn a_captured_execution_finishes_after_its_registration_goes_away() {
 #[tokio::test]
 async fn the_tool_runs_with_the_stores_budget_whatever_the_host_passed() {
     let data = tempfile::tempdir().unwrap();
-    let store = OutputStore::new(StoreConfig {
-        max_lines: 300,
-        max_bytes: 4096,
-        ..StoreConfig::in_data_dir(data.path())
+    let store = OutputStore::new({
+        let mut value = StoreConfig::in_data_dir(data.path());
+        value.max_lines = 300;
+        value.max_bytes = 4096;
+        value
     });
     let registry = ToolRegistry::new(&ApplicationTools::new(), store);
     let tool = Tool::typed(

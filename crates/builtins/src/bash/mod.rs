@@ -95,6 +95,7 @@ impl TryFrom<u64> for TimeoutMs {
 
 /// How `bash` runs commands.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BashOptions {
     /// The shell given `-c <command>` (the configured `shell`; default `/bin/sh`).
     pub shell: PathBuf,

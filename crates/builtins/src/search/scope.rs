@@ -15,6 +15,7 @@ use crate::location::{EntryKind, Kind, Location};
 
 /// Host settings of the search tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SearchSettings {
     /// The wall-clock budget of one call; when it runs out the call returns what it found,
     /// marked incomplete.

@@ -23,6 +23,7 @@ pub use search::{SearchProvider, WebSearchConfig};
 
 /// The host's configuration of the web tools.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct WebServices {
     /// What webfetch may reach besides public addresses (nothing, by default).
     pub access: WebAccess,

@@ -77,7 +77,11 @@ impl Fixture {
     }
 
     pub(crate) fn budget(budget: Duration) -> Self {
-        Self::with(Vec::new(), SearchSettings { budget })
+        Self::with(Vec::new(), {
+            let mut value = SearchSettings::default();
+            value.budget = budget;
+            value
+        })
     }
 
     /// Writes `content` to `rel` under the Location, creating parents.
