@@ -49,16 +49,6 @@ pub struct BoundedText {
     pub invalid_utf8: bool,
 }
 
-/// What [`OutputStore::bound_in_memory`] found.
-#[derive(Debug, Clone, PartialEq)]
-pub enum InMemory {
-    /// The output is within every limit: here it is, bounded, with nothing written.
-    Bounded(Bounded),
-    /// The output must be saved as a managed output first: call [`OutputStore::bound`] with it
-    /// where blocking file work is allowed.
-    NeedsSpill(ToolOutput),
-}
-
 /// The note a preview of invalid UTF-8 carries.
 const INVALID_UTF8_NOTE: &str = "The output is not valid UTF-8: invalid bytes are shown as \
                                  U+FFFD here and kept unchanged in the full output.";
@@ -81,31 +71,28 @@ impl OutputStore {
         call_id: &str,
         output: ToolOutput,
     ) -> Result<Bounded, StoreError> {
-        match self.bound_in_memory(output)? {
-            InMemory::Bounded(bounded) => Ok(bounded),
-            InMemory::NeedsSpill(output) => self.bound_spilling(session_id, call_id, output),
-        }
-    }
-
-    /// The bound without file work: an output within every limit comes back bounded (unchanged,
-    /// no reference); one that needs a managed output comes back as it was, for
-    /// [`bound`](Self::bound) on a thread where blocking is allowed. Invalid limits and inline
-    /// media over the limit are errors here already.
-    pub fn bound_in_memory(&self, output: ToolOutput) -> Result<InMemory, StoreError> {
-        let config = self.config();
-        config.validate()?;
-        check_media(&output.content)?;
-        let text_within = text_size(&output.content, config.max_lines, config.max_bytes).within;
-        if text_within && structured::fits(&output.structured, config.max_structured_bytes())? {
-            return Ok(InMemory::Bounded(Bounded {
+        if !self.needs_spill(&output)? {
+            return Ok(Bounded {
                 output,
                 truncated: false,
                 omitted_lines: 0,
                 omitted_bytes: 0,
                 references: Vec::new(),
-            }));
+            });
         }
-        Ok(InMemory::NeedsSpill(output))
+        self.bound_spilling(session_id, call_id, output)
+    }
+
+    /// The bound's decision, without file work: whether `output` is over a limit, so that
+    /// [`bound`](Self::bound) would save a managed output (blocking file work); otherwise the
+    /// output passes the bound as it is. Invalid limits and inline media over the limit are
+    /// errors here already.
+    pub fn needs_spill(&self, output: &ToolOutput) -> Result<bool, StoreError> {
+        let config = self.config();
+        config.validate()?;
+        check_media(&output.content)?;
+        let text_within = text_size(&output.content, config.max_lines, config.max_bytes).within;
+        Ok(!(text_within && structured::fits(&output.structured, config.max_structured_bytes())?))
     }
 
     /// The bound of an output that is over a limit.

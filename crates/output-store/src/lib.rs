@@ -60,7 +60,7 @@ mod store;
 mod structured;
 mod text;
 
-pub use bound::{Bounded, BoundedText, InMemory};
+pub use bound::{Bounded, BoundedText};
 pub use cleanup::CleanupReport;
 pub use config::{
     DEFAULT_QUOTA, DEFAULT_SPILL_CAP, MANAGED_DIRECTORY, MAX_INLINE_MEDIA_BYTES, MIN_BYTES,

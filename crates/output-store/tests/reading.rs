@@ -121,22 +121,15 @@ fn without_a_paging_tool_the_marker_names_only_the_reference() {
 }
 
 #[test]
-fn the_in_memory_bound_hands_back_what_needs_a_spill() {
+fn the_spill_decision_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let store = store(dir.path());
     let small = text_output("a\n".repeat(10));
-    match store.bound_in_memory(small.clone()).unwrap() {
-        tackle_output_store::InMemory::Bounded(bounded) => {
-            assert_eq!(bounded.output, small);
-            assert!(bounded.references.is_empty() && !bounded.truncated);
-        }
-        other => panic!("{other:?}"),
-    }
-    let large = text_output("a\n".repeat(3000));
-    assert_eq!(
-        store.bound_in_memory(large.clone()).unwrap(),
-        tackle_output_store::InMemory::NeedsSpill(large)
-    );
-    // Nothing was written for either.
+    assert!(!store.needs_spill(&small).unwrap());
+    let bounded = store.bound("s", "c", small.clone()).unwrap();
+    assert_eq!(bounded.output, small);
+    assert!(bounded.references.is_empty() && !bounded.truncated);
+    assert!(store.needs_spill(&text_output("a\n".repeat(3000))).unwrap());
+    // Nothing was written for either decision.
     assert!(!dir.path().join("tool-output").exists());
 }

@@ -4,7 +4,7 @@ use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 use serde::Serialize;
-use tackle_output_store::{Bounded, InMemory, OutputRef, OutputStore};
+use tackle_output_store::{Bounded, OutputRef, OutputStore};
 use tackle_tool_core::{
     Call, Context, Defect, Definition, ResultValue, Tool, ToolError, ToolOutput, Visibility,
 };
@@ -230,12 +230,19 @@ impl Materialization {
             Err(ToolError::Halt(halt)) => return Err(halt.into()),
             Err(ToolError::Defect(defect)) => return Err(defect.into()),
         };
-        let bounded = match store.bound_in_memory(output)? {
-            InMemory::Bounded(bounded) => bounded,
-            // Spilling writes up to the spill cap and may sweep the directory: blocking work
-            // for the blocking pool. Boxed, so the common path's future stays small.
-            InMemory::NeedsSpill(output) => Box::pin(spill(store, ctx, call, output)).await?,
-        };
+        if !store.needs_spill(&output)? {
+            // Within every limit: the output is the result as it is.
+            return Ok(Settlement {
+                outcome: Outcome::Output(output),
+                references: Vec::new(),
+                truncated: false,
+                omitted_lines: 0,
+                omitted_bytes: 0,
+            });
+        }
+        // Spilling writes up to the spill cap and may sweep the directory: blocking work for
+        // the blocking pool. Boxed, so the common path's future stays small.
+        let bounded = Box::pin(spill(store, ctx, call, output)).await?;
         Ok(Settlement {
             outcome: Outcome::Output(bounded.output),
             references: bounded.references,
