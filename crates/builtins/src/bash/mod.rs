@@ -18,6 +18,7 @@
 mod capture;
 mod env;
 mod group;
+mod launchers;
 mod normalize;
 mod output;
 mod parse;
