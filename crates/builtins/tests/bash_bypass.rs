@@ -83,6 +83,10 @@ const BLOCKED: &[&str] = &[
     // Compositions.
     "nice env - flock l sh +x -c 'taskset 1 rm victim'",
     "sudo -E env -i rm victim",
+    // Defence in depth: a wrapper we do not know (`./run` runs its arguments).
+    "./run rm victim",
+    "./run -x /bin/rm victim",
+    "./run --then=rm victim",
 ];
 
 /// Script files run by name: one policy whatever the spelling, even when a rule allows it.
@@ -133,6 +137,16 @@ async fn launchers_shell_options_and_env_forms_cannot_run_a_denied_command() {
         for command in table {
             fs::write(root.join("victim"), "x").unwrap();
             fs::write(root.join("victim.sh"), "rm victim\ncurl -so marker ").unwrap();
+            fs::write(
+                root.join("run"),
+                "#!/bin/sh\n[ \"$1\" = -x ] && shift\nexec \"${1#--then=}\" \"$2\"\n",
+            )
+            .unwrap();
+            fs::set_permissions(
+                root.join("run"),
+                std::os::unix::fs::PermissionsExt::from_mode(0o755),
+            )
+            .unwrap();
             let command = command.replace("{url}", &url);
             let result = settle(&bash.tool, json!({"command": command, "timeout": 5000})).await;
             match &result {
