@@ -18,6 +18,7 @@
 mod capture;
 mod env;
 mod group;
+mod launchers;
 mod normalize;
 mod output;
 mod parse;
@@ -302,6 +303,11 @@ impl Execute for BashTool {
             request = request
                 .with_metadata("unresolved", Value::Array(unresolved))
                 .with_always_ask();
+        }
+        if policy::names_a_rule(&plan.stray, self.permission.rules()) {
+            // Defence in depth: a denied or asked program is named where no command we
+            // resolved starts (an unknown wrapper, a misread syntax); only the user can judge.
+            request = request.with_always_ask();
         }
         self.permission.assert(request).await.map_err(|err| {
             prefixed_denial(&format!("Unable to execute command: {command}"), err)

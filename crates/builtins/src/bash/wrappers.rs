@@ -3,8 +3,10 @@
 //! `env A=1 cmd`, `sudo cmd`, `command cmd`, `nohup`, `time`, `timeout N`, `nice`, `xargs cmd`,
 //! `exec`, `find -exec cmd ;`, `sh -c '...'` and `git -C dir` are unwrapped, so the command that
 //! really runs is the one permission sees. `cd` moves the analysis instead of being a command.
-//! `eval`, `source` and shells reading a computed or piped script are unresolved.
+//! `eval`, `source`, `sh file.sh` and shells reading a computed or piped script are
+//! unresolved. Other launchers (`flock`, `taskset`, `su -c`, ...) are in `launchers.rs`.
 
+use super::launchers::{SCRIPT_FILE, env_options, shell_options};
 use super::parse::{PathKind, Walker, dangerous_variable};
 use super::words::Word;
 
@@ -44,7 +46,7 @@ impl Walker {
                 self.script(&script.join(" "), depth + 1);
             }
             "eval" => self.unresolved(text, "eval runs a string built at run time"),
-            "source" | "." => self.unresolved(text, "it runs a script file in this shell"),
+            "source" | "." => self.unresolved(text, SCRIPT_FILE),
             "alias" if args.iter().any(|a| a.text.contains('=')) => {
                 self.unresolved(text, "an alias changes what later command names run");
             }
@@ -110,10 +112,11 @@ impl Walker {
             "watch" => self.watch(&words, text, depth),
             "find" => self.find(words.clone(), text, depth),
             "git" => self.git(&words),
-            shell if SHELLS.contains(&shell) => self.shell(words.clone(), text, depth),
+            shell if SHELLS.contains(&shell) => self.shell(&words, text, depth),
             "fish" if args.iter().any(|a| a.text.starts_with('-')) => {
                 self.unresolved(text, "fish scripts cannot be checked");
             }
+            _ if self.launcher(&program, &words, text, depth) => {}
             _ => self.push_command(words),
         }
     }
@@ -170,14 +173,8 @@ impl Walker {
 
     fn env(&mut self, words: &[Word], text: &str, depth: usize) {
         let args = &words[1..];
-        if args
-            .iter()
-            .any(|a| a.text == "-S" || a.text.starts_with("--split-string"))
-        {
-            return self.unresolved(text, "env -S splits a string built at run time");
-        }
-        let Some(mut at) = skip_options(args, &["-u", "--unset", "-C", "--chdir"]) else {
-            return self.unresolved(text, "the wrapped command is computed at run time");
+        let Some(mut at) = env_options(args) else {
+            return self.unresolved(text, "env's options change how the command is found");
         };
         let chdir = args[..at]
             .windows(2)
@@ -329,12 +326,12 @@ impl Walker {
     }
 
     /// `sh -c 'script'` is followed; a shell reading its script from stdin cannot be.
-    fn shell(&mut self, words: Vec<Word>, text: &str, depth: usize) {
+    fn shell(&mut self, words: &[Word], text: &str, depth: usize) {
         let args = &words[1..];
-        let Some(at) = skip_options(args, &["-o", "-O", "+o", "+O", "--rcfile", "--init-file"])
-        else {
+        let Some(at) = shell_options(args) else {
             return self.unresolved(text, "the shell's options are computed at run time");
         };
+        // `-c` and `-s` may be grouped with others (`-xc`); `+c` does not exist.
         let short = |letter: char| {
             args[..at].iter().any(|a| {
                 let t = &a.text;
@@ -342,16 +339,9 @@ impl Walker {
             })
         };
         match args.get(at) {
-            Some(script) if short('c') => {
-                if script.is_static {
-                    let saved = self.cwds.clone();
-                    self.script(&script.text.clone(), depth + 1);
-                    self.cwds = saved;
-                } else {
-                    self.unresolved(text, "the shell runs a string built at run time");
-                }
-            }
-            Some(_) if !short('s') => self.push_command(words),
+            Some(script) if short('c') => self.shell_string(script, text, depth),
+            // `sh file.sh` runs a file we do not read, like `source file.sh`.
+            Some(_) if !short('s') => self.unresolved(text, SCRIPT_FILE),
             _ => self.unresolved(text, "the shell reads its script from standard input"),
         }
     }
