@@ -83,6 +83,13 @@ const BLOCKED: &[&str] = &[
     // Compositions.
     "nice env - flock l sh +x -c 'taskset 1 rm victim'",
     "sudo -E env -i rm victim",
+    // Placeholders filled in at run time.
+    "cat cmds | xargs -I{} sh -c '{} victim'",
+    "cat cmds | xargs -I CMD sh -c 'CMD victim'",
+    "cat cmds | xargs -i sh -c '{} victim'",
+    "cat cmds | xargs --replace=X bash -c 'X victim'",
+    "find cmds -exec sh -c '$(cat {}) victim' \\;",
+    "cat cmds | xargs -I{} {} victim",
     // Defence in depth: a wrapper we do not know (`./run` runs its arguments).
     "./run rm victim",
     "./run -x /bin/rm victim",
@@ -136,6 +143,7 @@ async fn launchers_shell_options_and_env_forms_cannot_run_a_denied_command() {
         let url = format!("file://{}", root.join("victim").display());
         for command in table {
             fs::write(root.join("victim"), "x").unwrap();
+            fs::write(root.join("cmds"), "rm").unwrap();
             fs::write(root.join("victim.sh"), "rm victim\ncurl -so marker ").unwrap();
             fs::write(
                 root.join("run"),
