@@ -9,7 +9,7 @@
 use super::launchers::{
     SCRIPT_FILE, env_options, filled_at_run_time, shell_options, xargs_placeholder,
 };
-use super::parse::{PathKind, Walker, dangerous_variable};
+use super::parse::{PathKind, Walker, dangerous_variable, sets_dangerous_variable};
 use super::words::Word;
 
 /// Shells whose `-c` string is a script in (close enough to) our grammar.
@@ -117,6 +117,9 @@ impl Walker {
             shell if SHELLS.contains(&shell) => self.shell(&words, text, depth),
             "fish" if args.iter().any(|a| a.text.starts_with('-')) => {
                 self.unresolved(text, "fish scripts cannot be checked");
+            }
+            _ if sets_dangerous_variable(&program, args) => {
+                self.unresolved(text, "it sets a variable that decides which program runs");
             }
             _ if self.launcher(&program, &words, text, depth) => {}
             _ => self.push_command(words),
