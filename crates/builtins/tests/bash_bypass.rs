@@ -83,6 +83,27 @@ const BLOCKED: &[&str] = &[
     // Compositions.
     "nice env - flock l sh +x -c 'taskset 1 rm victim'",
     "sudo -E env -i rm victim",
+    // Placeholders filled in at run time.
+    "cat cmds | xargs -I{} sh -c '{} victim'",
+    "cat cmds | xargs -I CMD sh -c 'CMD victim'",
+    "cat cmds | xargs -i sh -c '{} victim'",
+    "cat cmds | xargs --replace=X bash -c 'X victim'",
+    "find cmds -exec sh -c '$(cat {}) victim' \\;",
+    "cat cmds | xargs -I{} {} victim",
+    // Here-document bodies and nested backticks.
+    "cat <<EOF\n  $(rm victim)\nEOF",
+    "cat <<-EOF\n\t$(rm victim)\n\tEOF",
+    "cat <<EOF\n`rm victim`\nEOF",
+    "echo `echo \\`rm victim\\``",
+    // Command-resolving variables set so that `ls` is evil/ls (which removes the victim).
+    "read PATH <<< \"$PWD/evil\"; ls",
+    "for PATH in \"$PWD/evil\"; do ls; done",
+    "printf -v PATH %s \"$PWD/evil\"; ls",
+    "export PATH=\"$PWD/evil\"; ls",
+    "declare PATH=\"$PWD/evil\"; ls",
+    "PATH=\"$PWD/evil\"; ls",
+    "declare -x PATH=evil:$PATH; ls",
+    "readarray -t PATH <<< \"$PWD/evil\"; ls",
     // Defence in depth: a wrapper we do not know (`./run` runs its arguments).
     "./run rm victim",
     "./run -x /bin/rm victim",
@@ -136,6 +157,14 @@ async fn launchers_shell_options_and_env_forms_cannot_run_a_denied_command() {
         let url = format!("file://{}", root.join("victim").display());
         for command in table {
             fs::write(root.join("victim"), "x").unwrap();
+            fs::write(root.join("cmds"), "rm").unwrap();
+            fs::create_dir_all(root.join("evil")).unwrap();
+            fs::write(root.join("evil/ls"), "#!/bin/sh\n/bin/rm -f victim\n").unwrap();
+            fs::set_permissions(
+                root.join("evil/ls"),
+                std::os::unix::fs::PermissionsExt::from_mode(0o755),
+            )
+            .unwrap();
             fs::write(root.join("victim.sh"), "rm victim\ncurl -so marker ").unwrap();
             fs::write(
                 root.join("run"),
@@ -169,10 +198,19 @@ fn allowed_commands_stay_allowed() {
     let cwd = fs::canonicalize(dir.path()).unwrap();
     let location = Location::new(&cwd).unwrap();
     let rules = Ruleset::new(
-        ["ls*", "git status*", "cargo test*", "wc*", "grep*", "nice*"]
-            .iter()
-            .map(|r| Rule::new("bash", *r, Effect::Allow))
-            .collect(),
+        [
+            "ls*",
+            "git status*",
+            "cargo test*",
+            "wc*",
+            "grep*",
+            "nice*",
+            "printf*",
+            "read*",
+        ]
+        .iter()
+        .map(|r| Rule::new("bash", *r, Effect::Allow))
+        .collect(),
     );
     for command in [
         "ls",
@@ -182,6 +220,8 @@ fn allowed_commands_stay_allowed() {
         "cargo test -p x && git status",
         "git status --short | grep x | wc -l",
         "nice cargo test",
+        "printf '%s' \"$x\" | wc -l",
+        "ls | while read -r line; do wc -l \"$line\"; done",
     ] {
         let planned = command_permission(command, &location, &cwd, None);
         assert!(planned.unresolved.is_empty(), "{command}: {planned:?}");

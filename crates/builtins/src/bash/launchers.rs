@@ -448,3 +448,42 @@ pub(super) fn env_options(args: &[Word]) -> Option<usize> {
     }
     Some(args.len())
 }
+
+/// Programs that run one of their arguments as code.
+const INTERPRETERS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "posh", "yash", "fish", "eval", "env",
+    "sudo", "doas", "su", "runuser", "sg", "script", "flock", "parallel", "ssh", "watch", "xargs",
+    "find", "exec", "command", "busybox", "perl", "python", "python3", "ruby", "node",
+];
+
+/// True when `placeholder` (`{}` of `find -exec`, `xargs -I R`) is filled in at run time where
+/// it chooses what runs: the program itself, or an argument of a program that runs code.
+pub(super) fn filled_at_run_time(words: &[Word], placeholder: &str) -> bool {
+    let Some(head) = words.first() else {
+        return false;
+    };
+    let program = head.text.rsplit('/').next().unwrap_or_default();
+    head.text.contains(placeholder)
+        || (INTERPRETERS.contains(&program) && words.iter().any(|w| w.text.contains(placeholder)))
+}
+
+/// The replace string of `xargs` options (`-I R`, `-IR`, `-i`, `--replace[=R]`), if any.
+pub(super) fn xargs_placeholder(options: &[Word]) -> Option<String> {
+    let mut found = None;
+    for (at, word) in options.iter().enumerate() {
+        let t = word.text.as_str();
+        if t == "-I" {
+            found = options.get(at + 1).map(|w| w.text.clone());
+        } else if let Some(r) = t.strip_prefix("--replace=").or(t.strip_prefix("-I")) {
+            found = Some(r.to_owned());
+        } else if t == "-i" || t == "--replace" || t.starts_with("-i") && !t.starts_with("-i-") {
+            found = Some(
+                t.strip_prefix("-i")
+                    .filter(|r| !r.is_empty())
+                    .unwrap_or("{}")
+                    .to_owned(),
+            );
+        }
+    }
+    found.filter(|r| !r.is_empty())
+}

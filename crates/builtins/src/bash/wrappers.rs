@@ -6,8 +6,10 @@
 //! `eval`, `source`, `sh file.sh` and shells reading a computed or piped script are
 //! unresolved. Other launchers (`flock`, `taskset`, `su -c`, ...) are in `launchers.rs`.
 
-use super::launchers::{SCRIPT_FILE, env_options, shell_options};
-use super::parse::{PathKind, Walker, dangerous_variable};
+use super::launchers::{
+    SCRIPT_FILE, env_options, filled_at_run_time, shell_options, xargs_placeholder,
+};
+use super::parse::{PathKind, Walker, dangerous_variable, sets_dangerous_variable};
 use super::words::Word;
 
 /// Shells whose `-c` string is a script in (close enough to) our grammar.
@@ -115,6 +117,9 @@ impl Walker {
             shell if SHELLS.contains(&shell) => self.shell(&words, text, depth),
             "fish" if args.iter().any(|a| a.text.starts_with('-')) => {
                 self.unresolved(text, "fish scripts cannot be checked");
+            }
+            _ if sets_dangerous_variable(&program, args) => {
+                self.unresolved(text, "it sets a variable that decides which program runs");
             }
             _ if self.launcher(&program, &words, text, depth) => {}
             _ => self.push_command(words),
@@ -239,7 +244,15 @@ impl Walker {
             "--process-slot-var",
         ];
         match skip_options(&words[1..], &with_value) {
-            Some(at) if at + 1 < words.len() => self.simple(words[at + 1..].to_vec(), text, depth),
+            Some(at) if at + 1 < words.len() => {
+                let command = &words[at + 1..];
+                if let Some(r) = xargs_placeholder(&words[1..=at])
+                    && filled_at_run_time(command, &r)
+                {
+                    self.unresolved(text, "xargs fills in what runs at run time");
+                }
+                self.simple(command.to_vec(), text, depth);
+            }
             // Without a command, xargs runs echo.
             Some(_) => self.push_command(vec![Word::plain("echo")]),
             None => self.unresolved(text, "the wrapped command is computed at run time"),
@@ -283,6 +296,9 @@ impl Walker {
             let start = at;
             while at < words.len() && words[at].text != ";" && words[at].text != "+" {
                 at += 1;
+            }
+            if filled_at_run_time(&words[start..at], "{}") {
+                self.unresolved(text, "find fills in what runs at run time");
             }
             self.simple(words[start..at].to_vec(), text, depth);
         }
