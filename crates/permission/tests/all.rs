@@ -7,6 +7,7 @@ mod config;
 mod errors;
 mod evaluate;
 mod explain;
+mod protected;
 mod regex_reference;
 mod replies;
 mod saved;
