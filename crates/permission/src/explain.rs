@@ -37,29 +37,33 @@ pub struct Decider {
 
 impl Explanation {
     /// Mirrors [`Permission::assert`](crate::Permission::assert) for one resource: a
-    /// configured deny decides first; else a saved approval; else the last configured match.
+    /// configured deny decides first; else a tightening rule that asks; else a saved approval;
+    /// else the deciding configured rule.
     pub(crate) fn of(
         rules: &Ruleset,
         saved: &SavedApprovals,
         action: &str,
         resource: &str,
     ) -> Self {
-        let configured = rules.deciding(action, resource).and_then(|index| {
+        let decider = |index: usize| {
             Some(Decider {
                 rule: rules.rules().get(index)?.clone(),
                 origin: rules.origin(index)?.clone(),
             })
-        });
+        };
+        let configured = rules.deciding(action, resource).and_then(decider);
         let denied = configured
             .as_ref()
             .is_some_and(|d| d.rule.effect == Effect::Deny);
-        let decided_by = if denied {
-            configured
-        } else {
-            saved
-                .deciding(action, resource)
-                .map(|(rule, origin)| Decider { rule, origin })
-                .or(configured)
+        let matched = rules.matched(action, resource);
+        let decided_by = match saved.deciding(action, resource) {
+            _ if denied => configured,
+            // The user's approval allows, but a tightening rule asks: the stricter wins.
+            Some(_) if rules.tightening_effect(matched).is_some() => {
+                matched.tightening.and_then(decider)
+            }
+            Some((rule, origin)) => Some(Decider { rule, origin }),
+            None => configured,
         };
         Self {
             action: action.to_owned(),

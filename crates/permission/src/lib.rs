@@ -1,7 +1,9 @@
 //! Permission rules for tackle: wildcard matching, evaluation, asking, saved approvals.
 //!
 //! A [`Rule`] pairs an action pattern and a resource pattern with an [`Effect`]; a
-//! [`Ruleset`] is ordered and the **last** matching rule wins, no match meaning ask. The
+//! [`Ruleset`] is ordered and the **last** matching rule wins, no match meaning ask; rules
+//! added with [`Ruleset::restrict`] (an untrusted project's) can only make a decision stricter.
+//! The
 //! [`Permission`] service asserts a [`Request`]: a configured deny of any resource blocks it
 //! (saved approvals never override a configured deny); all resources allowed by the
 //! configured rules plus the [`SavedApprovals`] pass; anything else waits for an [`Asker`] or a

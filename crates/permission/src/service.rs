@@ -336,11 +336,15 @@ impl Inner {
     }
 
     /// True when every resource is allowed by the configured rules followed by the saved
-    /// approvals (which only allow, so a saved match decides). Assumes no configured deny.
+    /// approvals (which only allow, so a saved match decides), and no tightening rule asks for
+    /// it ([`Ruleset::restrict`]: the stricter decision wins). Assumes no configured deny.
     fn allowed(&self, request: &Request) -> bool {
         request.resources.iter().all(|resource| {
-            self.saved.allows(&request.action, resource)
-                || self.rules.evaluate(&request.action, resource) == Effect::Allow
+            let action = &request.action;
+            let matched = self.rules.matched(action, resource);
+            self.rules.tightening_effect(matched).is_none()
+                && (self.saved.allows(action, resource)
+                    || self.rules.evaluate(action, resource) == Effect::Allow)
         })
     }
 }

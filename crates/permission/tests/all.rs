@@ -13,5 +13,6 @@ mod replies;
 mod saved;
 mod service;
 mod support;
+mod tightening;
 mod wildcard;
 mod wildcard_props;
