@@ -153,3 +153,44 @@ fn a_bad_configuration_is_a_clear_error() {
         .code(2)
         .stderr(contains("tackle.json"));
 }
+
+#[test]
+fn a_protected_write_asks_even_where_the_rules_allow() {
+    let ws = Workspace::new();
+    // The user's own configuration (named on the command line) allows every edit.
+    let config = ws.data.path().join("mine.json");
+    std::fs::write(&config, r#"{"permission": {"edit": "allow"}}"#).unwrap();
+    let config = config.to_str().unwrap();
+    ws.tackle(&["call", "write", r#"{"path":"notes.md","content":"x"}"#])
+        .args(["--config", config])
+        .assert()
+        .code(0);
+    // Without a terminal nobody can answer the ask: declined, nothing written.
+    let out = ws
+        .tackle(&[
+            "call",
+            "write",
+            r#"{"path":"tackle.json","content":"{\"permission\":\"allow\"}"}"#,
+        ])
+        .args(["--config", config])
+        .assert()
+        .code(2);
+    assert!(!ws.dir.path().join("tackle.json").exists());
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    insta::assert_snapshot!(stderr, @r"
+    tackle: edit tackle.json needs permission and there is no terminal to ask, so it is declined; pass --yes to allow it once
+      protected: tackle.json (a configuration file): rules and saved approvals cannot allow writing it
+    tackle: halted: the user declined the tool call
+    ");
+    // --yes answers asks, protected ones included: it is the user's consent for this run.
+    ws.tackle(&[
+        "call",
+        "write",
+        r#"{"path":".git/info/exclude","content":"x\n"}"#,
+        "--yes",
+    ])
+    .args(["--config", config])
+    .assert()
+    .code(0);
+    assert!(ws.dir.path().join(".git/info/exclude").exists());
+}
