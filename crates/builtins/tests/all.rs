@@ -10,6 +10,8 @@ mod bash;
 #[cfg(feature = "bash")]
 mod bash_bypass;
 #[cfg(feature = "bash")]
+mod bash_escape;
+#[cfg(feature = "bash")]
 mod bash_hang;
 #[cfg(feature = "bash")]
 mod bash_permission;

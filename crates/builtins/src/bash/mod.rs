@@ -10,10 +10,18 @@
 //!
 //! Invariants:
 //! - Nothing runs before every assertion passed; a denial runs nothing.
-//! - The command's whole process group is gone when the call returns, is cancelled or its
-//!   future is dropped (TERM, then KILL after 3 s).
+//! - The command's whole process group, and every process that left it (`setsid`, double
+//!   forks, daemons), is gone when the call returns, is cancelled or its future is dropped
+//!   (TERM, then KILL after 3 s), and the call's orphans are reaped.
 //! - Capture is bounded per stream (1 MiB) and every dropped byte is counted; model output is
 //!   bounded by settle, not here (reference A16–A17).
+//!
+//! Process-wide effect (Linux): the first command run makes the host process a child subreaper
+//! (`PR_SET_CHILD_SUBREAPER`), so that the command's orphans are reparented to it rather than
+//! to init and can be found and terminated. The flag cannot be scoped to one call: orphans of
+//! the host's other children are then reparented to the host too. They are never signalled or
+//! waited for here (a process is touched only once it is known to be a command's), so a host
+//! that starts daemons of its own should reap them (or not mind their zombies).
 
 mod capture;
 mod env;
@@ -25,6 +33,7 @@ mod parse;
 mod policy;
 mod process;
 mod supervise;
+mod tree;
 mod words;
 mod wrappers;
 
