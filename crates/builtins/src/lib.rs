@@ -17,6 +17,7 @@ pub mod apply_patch;
 pub mod authorize;
 #[cfg(feature = "bash")]
 pub mod bash;
+mod beneath;
 mod blocking;
 mod catalog;
 pub mod diff;

@@ -74,11 +74,37 @@ pub(crate) fn find(
         .extend(walk::take_rejected(&rejected));
     found.skipped.finish();
     order(&mut found.files);
-    if let Some(limit) = limit {
-        found.files.truncate(limit);
-    }
+    let (kept, dropped) = verified(std::mem::take(&mut found.files), boundary, limit);
+    found.files = kept;
+    found.total -= dropped;
     found.incomplete = budget.was_spent();
     found
+}
+
+/// The first `limit` of `files` whose walked path still leads to a file under `boundary`, and
+/// how many were dropped. The walk lists directories by name, so a directory swapped for a
+/// link to outside during the walk could have listed outside names; each listed path is
+/// resolved again before it is shown. Only the files shown are checked.
+fn verified(
+    files: Vec<FoundFile>,
+    boundary: &Path,
+    limit: Option<usize>,
+) -> (Vec<FoundFile>, usize) {
+    let limit = limit.unwrap_or(usize::MAX);
+    let mut dropped = 0;
+    let mut kept = Vec::with_capacity(files.len().min(limit));
+    for file in files {
+        if kept.len() == limit {
+            break;
+        }
+        let inside = std::fs::canonicalize(&file.path).is_ok_and(|real| real.starts_with(boundary));
+        if inside {
+            kept.push(file);
+        } else {
+            dropped += 1;
+        }
+    }
+    (kept, dropped)
 }
 
 struct Builder<'a> {

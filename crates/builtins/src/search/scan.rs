@@ -14,6 +14,7 @@ use super::Budget;
 use super::find::newest_first;
 use super::pattern::Glob;
 use super::walk::{self, Skipped};
+use crate::beneath;
 
 /// Lines longer than this many characters are clamped to a window of this width.
 pub use crate::text::MAX_LINE_CHARS;
@@ -91,11 +92,21 @@ fn searcher() -> Searcher {
         .build()
 }
 
-/// Searches the single file `path` (GR3: its siblings are never looked at).
+/// Searches the single file at the canonical `path` (GR3: its siblings are never looked at).
 pub(crate) fn scan_file(path: &Path, query: &Query<'_>) -> Scan {
     let mut pending = Pending::default();
-    search_one(&mut searcher(), path, None, query, &mut pending);
+    search_one(&mut searcher(), path, Opened::Exact, query, &mut pending);
     pending.finish(query)
+}
+
+/// How a searched file is opened.
+#[derive(Debug, Clone, Copy)]
+enum Opened<'a> {
+    /// At exactly its canonical path (no link followed).
+    Exact,
+    /// By its walked path, then only searched if the opened file lies under the boundary (a
+    /// directory swapped for a link to outside during the walk is never read through).
+    Under(&'a Path),
 }
 
 /// Searches every file under the directory `root` (absolute), with the walk policy of
@@ -188,14 +199,38 @@ impl Pending {
     }
 }
 
-/// Searches one file into `pending`. `entry` gives the mtime cheaply when walking.
+/// Searches one file into `pending`.
 fn search_one(
     searcher: &mut Searcher,
     path: &Path,
-    entry: Option<&DirEntry>,
+    opened: Opened<'_>,
     query: &Query<'_>,
     pending: &mut Pending,
 ) {
+    let file = match opened {
+        Opened::Exact => beneath::open_file(path),
+        Opened::Under(_) => beneath::open_walked(path),
+    };
+    let file = match file {
+        Ok(file) => file,
+        Err(err) => {
+            if err.kind() != io::ErrorKind::NotFound {
+                pending.skipped.unreadable += 1;
+            }
+            return;
+        }
+    };
+    let metadata = file.metadata().ok();
+    if !metadata.as_ref().is_some_and(std::fs::Metadata::is_file) {
+        pending.skipped.unreadable += 1;
+        return;
+    }
+    if let Opened::Under(boundary) = opened
+        && !beneath::opened_under(&file, path, boundary).unwrap_or(false)
+    {
+        pending.skipped.unreadable += 1;
+        return;
+    }
     let mut sink = Hits {
         matcher: query.matcher,
         keep: query.keep_per_file(),
@@ -204,10 +239,8 @@ fn search_one(
         binary: false,
         budget: query.budget,
     };
-    if let Err(err) = searcher.search_path(query.matcher, path, &mut sink) {
-        if err.kind() != io::ErrorKind::NotFound {
-            pending.skipped.unreadable += 1;
-        }
+    if searcher.search_file(query.matcher, &file, &mut sink).is_err() {
+        pending.skipped.unreadable += 1;
         return;
     }
     if sink.binary {
@@ -217,10 +250,6 @@ fn search_one(
     if sink.count == 0 {
         return;
     }
-    let metadata = match entry {
-        Some(entry) => entry.metadata().ok(),
-        None => std::fs::metadata(path).ok(),
-    };
     let modified = metadata
         .and_then(|m| m.modified().ok())
         .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -364,7 +393,7 @@ impl Visitor<'_> {
         search_one(
             &mut self.searcher,
             entry.path(),
-            Some(entry),
+            Opened::Under(self.boundary),
             self.query,
             &mut self.local,
         );
