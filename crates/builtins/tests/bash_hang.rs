@@ -123,7 +123,11 @@ async fn git_log_does_not_start_a_pager() {
 #[tokio::test]
 async fn a_background_job_does_not_hold_the_call_and_is_terminated() {
     let started = Instant::now();
-    let out = returns_and_leaves_nothing("sleep 1000 & echo started", LONG_TIMEOUT_MS).await;
+    // The shell waits until the job runs `sleep` (until then it is a copy of the shell, named
+    // like it), so the report names what the test expects.
+    let command = "sleep 1000 & until [ \"$(cat /proc/$!/comm)\" = sleep ]; do sleep 0.01; done; \
+                   echo started";
+    let out = returns_and_leaves_nothing(command, LONG_TIMEOUT_MS).await;
     assert!(started.elapsed() < AT_ONCE);
     assert_eq!(out["exitCode"], 0);
     assert_eq!(out["terminated"][0]["command"], "sleep 1000");
