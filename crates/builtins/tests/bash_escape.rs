@@ -171,9 +171,12 @@ async fn an_unmarked_detached_process_is_found_through_its_living_parent() {
 async fn an_orphan_that_exits_by_itself_is_reaped() {
     let bash = bash();
     let marker = bash.root.join("orphan");
+    // It lives long enough to be seen (the tree is walked at least every 100 ms), then exits
+    // while the command still runs; the command waits until it is a zombie.
     let command = format!(
-        "(setsid sh -c 'echo $$ > {m}.tmp; mv {m}.tmp {m}' &) ; \
-         until [ -s {m} ]; do sleep 0.01; done; sleep 0.2",
+        "(setsid sh -c 'echo $$ > {m}.tmp; mv {m}.tmp {m}; sleep 0.5' &) ; \
+         until [ -s {m} ]; do sleep 0.01; done; p=$(cat {m}); \
+         until grep -q '^State:.*Z' /proc/$p/status; do sleep 0.01; done",
         m = marker.display()
     );
     let out = settle(&bash.tool, json!({"command": command}))
@@ -217,8 +220,23 @@ async fn the_hosts_own_children_and_their_orphans_are_left_alone() {
     let out = settle(&bash.tool, json!({"command": command}))
         .await
         .unwrap();
-    assert_eq!(out.structured["terminated"].as_array().unwrap().len(), 1);
-    assert!(exists(child_pid) && exists(orphan));
+    let payload: i32 = fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let terminated: Vec<i64> = out.structured["terminated"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["pid"].as_i64().unwrap())
+        .collect();
+    assert!(terminated.contains(&i64::from(payload)), "{terminated:?}");
+    assert!(!exists(payload));
+    for pid in [child_pid, orphan] {
+        assert!(!terminated.contains(&i64::from(pid)), "{terminated:?}");
+        assert!(exists(pid), "{pid}");
+    }
     // The host still gets its child's exit status.
     child.kill().unwrap();
     assert!(child.wait().unwrap().code().is_none());

@@ -9,6 +9,12 @@
 //! command's group or session, carries the call's marker variable ([`MARKER`]) or holds one
 //! of its output pipes, or a descendant of any of those.
 //!
+//! Limits: a process that leaves the group and the session, drops the marker and its pipes,
+//! and whose parent exits before the next walk, is not recognised (while it runs, the pipes,
+//! marker or group usually still name it); one that does all that and dies before it is seen
+//! stays a zombie of the host, indistinguishable from the host's own children. A process
+//! handed to another reaper (a service manager, a container runtime) is out of reach.
+//!
 //! Invariants: a process is only signalled or reaped once it is known to belong to the call,
 //! identified by pid and start time and acted on through a pidfd (a reused pid is never hit);
 //! only zombies that are this process's children and belong to the call are reaped, so a
