@@ -84,6 +84,11 @@ enum ToolsFormat {
 }
 
 fn main() -> ExitCode {
+    // Before anything runs: commands run as this user and must not read this process's
+    // environment (its credentials) through /proc/<pid>.
+    if let Err(err) = tackle_builtins::bash::make_host_non_dumpable() {
+        eprintln!("tackle: warning: cannot protect this process from its commands: {err}");
+    }
     let cli = Cli::parse();
     // One call, or one listing, per process: worker threads would cost more to start than
     // they could save. Blocking work still runs on tokio's blocking pool.

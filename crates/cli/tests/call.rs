@@ -194,3 +194,41 @@ fn a_protected_write_asks_even_where_the_rules_allow() {
     .code(0);
     assert!(ws.dir.path().join(".git/info/exclude").exists());
 }
+
+#[test]
+fn commands_cannot_read_the_environment_of_tackle() {
+    let ws = Workspace::new();
+    // Commands run as tackle's user; what protects tackle's environment is that it is not
+    // dumpable. Root's CAP_SYS_PTRACE would read it anyway, so as root tackle runs without
+    // capabilities (setpriv empties the bounding set: still uid 0, no capability), as an
+    // ordinary user does. The second reading, of the command's own (dumpable) shell, shows
+    // the reader itself works.
+    let command = "echo parent=$(cat /proc/$PPID/environ 2>/dev/null | tr '\\0' '\\n' \
+                   | grep -c '^TACKLE_TEST_CANARY='); \
+                   echo self=$(cat /proc/$$/environ 2>/dev/null | tr '\\0' '\\n' \
+                   | grep -c '^TACKLE_TEST_CANARY=')";
+    let input = serde_json::json!({ "command": command }).to_string();
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
+    let mut run = if root {
+        let mut run = assert_cmd::Command::new("setpriv");
+        run.args(["--bounding-set=-all", "--inh-caps=-all", "--"])
+            .arg(assert_cmd::cargo::cargo_bin("tackle"));
+        run
+    } else {
+        assert_cmd::Command::cargo_bin("tackle").unwrap()
+    };
+    let out = run
+        .arg("--data-dir")
+        .arg(ws.data.path())
+        .args(["call", "bash", "--yes", &input, "--dir"])
+        .arg(ws.dir.path())
+        .env("TACKLE_TEST_CANARY", "canary-value")
+        .assert()
+        .code(0);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("parent=0\n"), "{text}");
+    assert!(text.contains("self=1\n"), "{text}");
+}

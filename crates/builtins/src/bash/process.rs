@@ -127,6 +127,29 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
     }
 }
 
+/// Makes the host process non-dumpable (Linux `PR_SET_DUMPABLE` 0), so that commands, which
+/// run as the same user, cannot read its environment, memory or open files through
+/// `/proc/<pid>` (`cat /proc/$PPID/environ`) or attach a debugger to it. Commands themselves
+/// are unaffected: `exec` makes them dumpable again.
+///
+/// The `tackle` binary calls this at startup; a host embedding the `bash` tool should too,
+/// before its first call. It is not done behind the host's back because it changes the whole
+/// process: no core dumps, no debugger attaching without `CAP_SYS_PTRACE`, and `/proc/<pid>`
+/// files owned by root. A process with `CAP_SYS_PTRACE` (root, usually) can still read
+/// everything. Elsewhere than on Linux it does nothing.
+///
+/// # Errors
+///
+/// The operating system refused the change.
+pub fn make_host_non_dumpable() -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{DumpableBehavior, set_dumpable_behavior};
+        set_dumpable_behavior(DumpableBehavior::NotDumpable)?;
+    }
+    Ok(())
+}
+
 /// A descriptor that becomes readable when the main process exits (Linux pidfd).
 #[cfg(target_os = "linux")]
 fn exit_fd(leader: Pid) -> Option<OwnedFd> {
