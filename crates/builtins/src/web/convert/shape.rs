@@ -3,7 +3,8 @@
 //! htmd converts recursively, one stack frame chain per element level, and indents or quotes
 //! every line of a list item or blockquote once per enclosing one; a hostile page nests
 //! thousands deep to overflow the stack or multiply its size. Three rules bound the tree
-//! without losing text, and leave real pages (far shallower) unchanged:
+//! without losing text, and leave real pages (far shallower) unchanged (they apply inside
+//! hidden elements too):
 //! - Depth: an element at depth [`MAX_DEPTH`] keeps its text and leaf elements (`img`, `br`,
 //!   `hr`) as direct children, in order; the elements between are dissolved (a space stands
 //!   for a dissolved block's edges), as a browser flattens past its own nesting limit.
@@ -42,10 +43,9 @@ pub(super) fn shape(document: &Handle, deadline: Instant) -> Option<()> {
         if clock.expired() {
             return None;
         }
+        // Hidden elements are shaped too: nothing shows them, but htmd's table handler still
+        // searches them (recursively) for header cells.
         let tag = tag(&node);
-        if tag.is_some_and(|tag| HIDDEN.contains(&tag)) {
-            continue;
-        }
         let indents = indents + usize::from(tag.is_some_and(indenting));
         if depth >= MAX_DEPTH {
             dissolve_below(&node);
