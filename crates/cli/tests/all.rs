@@ -5,6 +5,7 @@
 mod call;
 mod permission;
 mod tools;
+mod trust;
 
 use std::path::Path;
 
@@ -41,6 +42,15 @@ impl Workspace {
 
     pub(crate) fn write(&self, name: &str, text: &str) {
         std::fs::write(self.dir.path().join(name), text).unwrap();
+    }
+
+    /// `tackle trust <location>` with this workspace's data directory.
+    pub(crate) fn trust(&self) {
+        tackle_in(self.data.path())
+            .arg("trust")
+            .arg(self.dir.path())
+            .assert()
+            .code(0);
     }
 }
 

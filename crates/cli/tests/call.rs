@@ -126,6 +126,7 @@ fn a_configured_deny_still_denies_with_yes() {
         "opencode.json",
         r#"{"model": "x", "permission": {"edit": {"*": "allow", "secret*": "deny"}}}"#,
     );
+    ws.trust();
     ws.tackle(&[
         "call",
         "write",

@@ -11,7 +11,8 @@
 //! cannot slip one through under another spelling): a file named `tackle.json`,
 //! `tackle.jsonc`, `opencode.json` or `opencode.jsonc` anywhere; anything under (or named)
 //! `.git`, `.tackle` or `.opencode` anywhere; and anything under the user's configuration
-//! directories ([`Protected::user_dirs`]). Edit resources are canonical (relative inside the
+//! and data directories ([`Protected::user_dirs`]: the data directory holds the saved
+//! approvals and the host's trust records, which would grant as much as a rule). Edit resources are canonical (relative inside the
 //! Location, absolute outside), so a symlink cannot disguise a protected target.
 
 use std::ffi::OsString;
@@ -40,8 +41,9 @@ pub enum Protection {
     /// Inside a repository-control or configuration directory (`.git`, `.tackle`,
     /// `.opencode`); the directory name as written.
     ControlDir(String),
-    /// Inside one of the user's configuration directories.
-    UserConfig(PathBuf),
+    /// Inside one of the user's directories (configuration, or the data directory that holds
+    /// saved approvals and trust).
+    UserDir(PathBuf),
 }
 
 impl fmt::Display for Protection {
@@ -49,9 +51,7 @@ impl fmt::Display for Protection {
         match self {
             Self::ConfigFile(_) => f.write_str("a configuration file"),
             Self::ControlDir(name) => write!(f, "inside {name}/"),
-            Self::UserConfig(dir) => {
-                write!(f, "inside the user configuration {}", dir.display())
-            }
+            Self::UserDir(dir) => write!(f, "inside the user directory {}", dir.display()),
         }
     }
 }
@@ -61,34 +61,57 @@ impl fmt::Display for Protection {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Protected {
-    /// The user's configuration directories, absolute (with their real paths too, when they
-    /// exist, since resources are canonical).
+    /// The user's configuration and data directories, absolute (with their real paths too,
+    /// when they exist, since resources are canonical).
     pub user_dirs: Vec<PathBuf>,
 }
 
 impl Protected {
-    /// The user's configuration directories from an environment lookup: `tackle` and
-    /// `opencode` under `$XDG_CONFIG_HOME` and under `$HOME/.config` (on Windows under
-    /// `%APPDATA%` too). Pass `|key| std::env::var_os(key)`; tests pass their own map.
+    /// The user's directories from an environment lookup: `tackle` and `opencode` under
+    /// `$XDG_CONFIG_HOME` and under `$HOME/.config`, and tackle's default data directory
+    /// (`$XDG_DATA_HOME/tackle`, `$HOME/.local/share/tackle`; on macOS `~/Library/Application
+    /// Support/tackle`; on Windows under `%APPDATA%` too). Pass `|key| std::env::var_os(key)`;
+    /// tests pass their own map.
     pub fn from_env(get: impl Fn(&str) -> Option<OsString>) -> Self {
         let absolute = |key: &str| {
             get(key)
                 .map(PathBuf::from)
                 .filter(|path| path.is_absolute())
         };
-        let mut bases = Vec::new();
-        bases.extend(absolute("XDG_CONFIG_HOME"));
-        bases.extend(absolute("HOME").map(|home| home.join(".config")));
+        let home = absolute("HOME");
+        let mut config = Vec::new();
+        config.extend(absolute("XDG_CONFIG_HOME"));
+        config.extend(home.as_ref().map(|home| home.join(".config")));
+        let mut data = Vec::new();
+        data.extend(absolute("XDG_DATA_HOME"));
+        data.extend(home.as_ref().map(|home| home.join(".local").join("share")));
+        if cfg!(target_os = "macos") {
+            data.extend(home.map(|home| home.join("Library").join("Application Support")));
+        }
         if cfg!(windows) {
-            bases.extend(absolute("APPDATA"));
+            config.extend(absolute("APPDATA"));
+            data.extend(absolute("APPDATA"));
         }
         let mut dirs = Vec::new();
-        for base in bases {
-            for name in ["tackle", "opencode"] {
-                dirs.push(base.join(name));
+        for base in config {
+            dirs.push(base.join("tackle"));
+            dirs.push(base.join("opencode"));
+        }
+        dirs.extend(data.into_iter().map(|base| base.join("tackle")));
+        Self::with_user_dirs(dirs)
+    }
+
+    /// The same, with `dir` (and its real path) protected too: a host's own data directory
+    /// when it is not the default one.
+    #[must_use]
+    pub fn and_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        let more = Self::with_user_dirs([dir.into()]);
+        for dir in more.user_dirs {
+            if !self.user_dirs.contains(&dir) {
+                self.user_dirs.push(dir);
             }
         }
-        Self::with_user_dirs(dirs)
+        self
     }
 
     /// `dirs` (absolute) and, for those that exist, their real paths.
@@ -129,7 +152,7 @@ impl Protected {
         self.user_dirs
             .iter()
             .find(|dir| path.is_absolute() && path.starts_with(dir))
-            .map(|dir| Protection::UserConfig(dir.clone()))
+            .map(|dir| Protection::UserDir(dir.clone()))
     }
 }
 
@@ -182,7 +205,7 @@ mod tests {
     fn the_user_configuration() {
         assert_eq!(
             checked("/home/ann/.config/tackle/skills/a/SKILL.md").as_deref(),
-            Some("inside the user configuration /home/ann/.config/tackle")
+            Some("inside the user directory /home/ann/.config/tackle")
         );
         // A component boundary, not a string prefix; a relative resource is inside the
         // Location.
@@ -211,6 +234,7 @@ mod tests {
     fn from_env_names_tackle_and_opencode_under_both_bases() {
         let protected = Protected::from_env(|key| match key {
             "XDG_CONFIG_HOME" => Some("/cfg".into()),
+            "XDG_DATA_HOME" => Some("/data".into()),
             "HOME" => Some("/nonexistent-home-for-test".into()),
             _ => None,
         });
@@ -219,6 +243,8 @@ mod tests {
             "/cfg/opencode",
             "/nonexistent-home-for-test/.config/tackle",
             "/nonexistent-home-for-test/.config/opencode",
+            "/data/tackle",
+            "/nonexistent-home-for-test/.local/share/tackle",
         ] {
             assert!(
                 protected.user_dirs.contains(&PathBuf::from(dir)),
@@ -229,5 +255,7 @@ mod tests {
         // A relative value is ignored rather than read against the current directory.
         let relative = Protected::from_env(|key| (key == "HOME").then(|| "home".into()));
         assert!(relative.user_dirs.is_empty());
+        let more = relative.and_dir("/srv/tackle-data");
+        assert_eq!(more.user_dirs, [PathBuf::from("/srv/tackle-data")]);
     }
 }
