@@ -124,7 +124,11 @@ fn walk(path: &Path, flags: OFlags) -> io::Result<OwnedFd> {
         })
         .collect::<io::Result<_>>()?;
     let search = OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | search_flag();
-    let mut dir = rustix::fs::open("/", OFlags::DIRECTORY | OFlags::CLOEXEC | search_flag(), Mode::empty())?;
+    let mut dir = rustix::fs::open(
+        "/",
+        OFlags::DIRECTORY | OFlags::CLOEXEC | search_flag(),
+        Mode::empty(),
+    )?;
     let Some((last, parents)) = names.split_last() else {
         return rustix::fs::open("/", flags, Mode::empty()).map_err(Into::into);
     };
@@ -180,6 +184,20 @@ pub(crate) fn opened_under(file: &File, path: &Path, boundary: &Path) -> io::Res
     }
     let there = open_file(&real)?;
     same_file(&there, file)
+}
+
+/// Whether `path` (a walked path, which may pass links) leads to something under the canonical
+/// `boundary` now. Resolving it in user space (`canonicalize`) would itself race a swap, so
+/// the path is opened (without reading) and the descriptor asked where it is.
+pub(crate) fn leads_under(path: &Path, boundary: &Path) -> bool {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let flags = OFlags::PATH | OFlags::CLOEXEC;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    rustix::fs::open(path, flags, Mode::empty())
+        .ok()
+        .map(File::from)
+        .is_some_and(|file| opened_under(&file, path, boundary).unwrap_or(false))
 }
 
 fn same_file(a: &File, b: &File) -> io::Result<bool> {
@@ -324,12 +342,13 @@ impl Directory {
         let placed = match self.anonymous(parts, mode)? {
             Some(temp) => match self.place(&temp, name, replace) {
                 // No way to link an anonymous file here (no /proc, no privilege).
-                Err(err) if matches!(
-                    err.kind(),
-                    io::ErrorKind::NotFound
-                        | io::ErrorKind::PermissionDenied
-                        | io::ErrorKind::Unsupported
-                ) =>
+                Err(err)
+                    if matches!(
+                        err.kind(),
+                        io::ErrorKind::NotFound
+                            | io::ErrorKind::PermissionDenied
+                            | io::ErrorKind::Unsupported
+                    ) =>
                 {
                     self.named(name, parts, mode, replace)
                 }
@@ -411,8 +430,9 @@ impl Directory {
                 self.rename_over(&temp_name, name)
             } else {
                 // A hard link fails on an existing name; the temp name is removed either way.
-                let linked = rustix::fs::linkat(&self.fd, &temp_name, &self.fd, name, AtFlags::empty())
-                    .map_err(io::Error::from);
+                let linked =
+                    rustix::fs::linkat(&self.fd, &temp_name, &self.fd, name, AtFlags::empty())
+                        .map_err(io::Error::from);
                 let _ = rustix::fs::unlinkat(&self.fd, &temp_name, AtFlags::empty());
                 linked
             }
@@ -490,7 +510,13 @@ fn link_anonymous(temp: &File, dir: &OwnedFd, name: &OsStr) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     // Through /proc this needs no privilege; AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH.
     let proc = format!("/proc/self/fd/{}", temp.as_raw_fd());
-    match rustix::fs::linkat(rustix::fs::CWD, proc.as_str(), dir, name, AtFlags::SYMLINK_FOLLOW) {
+    match rustix::fs::linkat(
+        rustix::fs::CWD,
+        proc.as_str(),
+        dir,
+        name,
+        AtFlags::SYMLINK_FOLLOW,
+    ) {
         Ok(()) => Ok(()),
         Err(Errno::NOENT) => {
             rustix::fs::linkat(temp, "", dir, name, AtFlags::EMPTY_PATH).map_err(Into::into)

@@ -155,7 +155,11 @@ impl FileMutation {
         T: Send + 'static,
         E: From<Error> + Send + 'static,
     {
-        if held.paths.binary_search_by(|p| p.as_path().cmp(real)).is_ok() {
+        if held
+            .paths
+            .binary_search_by(|p| p.as_path().cmp(real))
+            .is_ok()
+        {
             run(real.to_path_buf(), Guard::Held(Arc::clone(held)), work).await
         } else {
             self.transact_canonical(real, work).await

@@ -164,7 +164,8 @@ fn write_text(tx: &mut Transaction, content: &str) -> Result<(Written, (usize, u
 
 /// Lines as the diff counts them: newline-terminated ones plus an unterminated last one.
 fn lines(bytes: &[u8]) -> usize {
-    memchr::memchr_iter(b'\n', bytes).count() + usize::from(bytes.last().is_some_and(|b| *b != b'\n'))
+    memchr::memchr_iter(b'\n', bytes).count()
+        + usize::from(bytes.last().is_some_and(|b| *b != b'\n'))
 }
 
 /// (starts with a BOM, lines) of a file read in chunks.

@@ -4,9 +4,9 @@ use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::decode::Decoder;
-use crate::beneath;
 use super::page::{PageBudget, PageError, TextPage, page};
 use super::sniff::{Encoding, SAMPLE_BYTES, Sniffed, sniff};
+use crate::beneath;
 
 /// Read buffer for paging: large enough that skipping scans at memory speed.
 const READ_BUFFER: usize = 256 * 1024;

@@ -10,6 +10,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use super::Budget;
 use super::pattern::Glob;
 use super::walk::{self, Skipped};
+use crate::beneath;
 
 /// One matching file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,8 +98,7 @@ fn verified(
         if kept.len() == limit {
             break;
         }
-        let inside = std::fs::canonicalize(&file.path).is_ok_and(|real| real.starts_with(boundary));
-        if inside {
+        if beneath::leads_under(&file.path, boundary) {
             kept.push(file);
         } else {
             dropped += 1;

@@ -239,7 +239,10 @@ fn search_one(
         binary: false,
         budget: query.budget,
     };
-    if searcher.search_file(query.matcher, &file, &mut sink).is_err() {
+    if searcher
+        .search_file(query.matcher, &file, &mut sink)
+        .is_err()
+    {
         pending.skipped.unreadable += 1;
         return;
     }

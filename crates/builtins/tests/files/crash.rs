@@ -40,9 +40,7 @@ fn writing(pid: u32, dir: &Path) -> bool {
     };
     fds.filter_map(Result::ok)
         .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-        .any(|open| {
-            open.starts_with(&dir) && !open.ends_with("target.bin") && open != dir
-        })
+        .any(|open| open.starts_with(&dir) && !open.ends_with("target.bin") && open != dir)
 }
 
 /// As the crash test's child: rewrite the target with `a`s and `b`s until killed. On its own:

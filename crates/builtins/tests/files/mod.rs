@@ -7,6 +7,7 @@ mod edit;
 mod encoding;
 mod location;
 mod mutation;
+mod race;
 mod read;
 mod support;
 #[cfg(feature = "apply-patch")]

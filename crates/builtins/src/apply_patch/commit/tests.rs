@@ -21,7 +21,10 @@ fn change(root: &Path, name: &str, before: Option<&str>, after: Option<&str>) ->
 }
 
 /// Commits without holding any file's lock beforehand.
-async fn commit_all(mutation: &FileMutation, changes: Vec<FileChange>) -> Result<(), CommitFailure> {
+async fn commit_all(
+    mutation: &FileMutation,
+    changes: Vec<FileChange>,
+) -> Result<(), CommitFailure> {
     let held = mutation.lock_all(Vec::new()).await;
     commit(mutation, &held, changes).await
 }
