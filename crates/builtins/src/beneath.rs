@@ -17,12 +17,14 @@
 //! - [`opened_under`] checks where an open descriptor really is, for the directory walks of
 //!   glob and grep, which follow links inside their boundary by name.
 //!
-//! Temporary files: a write fills an anonymous `O_TMPFILE` file (no name, so a killed process
-//! leaves nothing behind) and links it into place under a temp name renamed over the target
-//! (`linkat` cannot replace a file, `rename` can, atomically). Where the filesystem has no
-//! `O_TMPFILE`, the temp file is named (`.tackle-*.tmp`, see [`is_temp_name`]) and locked while
-//! it is written; stale ones (unlocked, older than a minute) are swept from the directory
-//! before the next such write. Search never lists these names.
+//! Temporary files: a write fills an anonymous `O_TMPFILE` file (no name, so a process killed
+//! while writing leaves nothing behind) and links it into place under a temp name renamed over
+//! the target (`linkat` cannot replace a file, `rename` can, atomically); a new file is linked
+//! straight to its name. Where the filesystem has no `O_TMPFILE`, the temp file is named from
+//! the start. Temp files are named `.tackle-<pid>-*.tmp` ([`is_temp_name`]) and locked while
+//! they exist; every write first sweeps its directory of stale ones (unlocked, and their
+//! writer gone or older than a minute), left by a kill in the microseconds between link and
+//! rename or during a named write. Search never lists these names.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -132,10 +134,18 @@ fn walk(path: &Path, flags: OFlags) -> io::Result<OwnedFd> {
     let Some((last, parents)) = names.split_last() else {
         return rustix::fs::open("/", flags, Mode::empty()).map_err(Into::into);
     };
+    // O_NOFOLLOW refuses a link with ELOOP, or with ENOTDIR together with O_DIRECTORY.
+    let refused = |dir: &OwnedFd, name: &OsStr, err: Errno| {
+        let link = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink);
+        if link { raced() } else { err.into() }
+    };
     for name in parents {
-        dir = rustix::fs::openat(&dir, *name, search, Mode::empty()).map_err(raced_or)?;
+        dir = rustix::fs::openat(&dir, *name, search, Mode::empty())
+            .map_err(|err| refused(&dir, name, err))?;
     }
-    rustix::fs::openat(&dir, *last, flags | OFlags::NOFOLLOW, Mode::empty()).map_err(raced_or)
+    rustix::fs::openat(&dir, *last, flags | OFlags::NOFOLLOW, Mode::empty())
+        .map_err(|err| refused(&dir, last, err))
 }
 
 /// Directories only traversed are opened for search, not reading, where the system can.
@@ -339,6 +349,9 @@ impl Directory {
         mode: Option<u32>,
         replace: bool,
     ) -> io::Result<()> {
+        // A writer killed between linking its temp file and renaming it (a window of
+        // microseconds), or one without O_TMPFILE, left a temp file here: take it away.
+        self.sweep();
         let placed = match self.anonymous(parts, mode)? {
             Some(temp) => match self.place(&temp, name, replace) {
                 // No way to link an anonymous file here (no /proc, no privilege).
@@ -391,8 +404,10 @@ impl Directory {
         expect(unused_variables, clippy::unused_self)
     )]
     fn place(&self, temp: &File, name: &OsStr, replace: bool) -> io::Result<()> {
-        if !replace {
-            return link_anonymous(temp, &self.fd, name);
+        // Where nothing is there yet, the file is linked straight to its name: no temp name.
+        match link_anonymous(temp, &self.fd, name) {
+            Err(err) if replace && err.kind() == io::ErrorKind::AlreadyExists => {}
+            other => return other,
         }
         let temp_name = loop {
             let candidate = temp_name();
@@ -413,7 +428,6 @@ impl Directory {
         mode: Option<u32>,
         replace: bool,
     ) -> io::Result<()> {
-        self.sweep();
         let (temp_name, mut file) = loop {
             let candidate = temp_name();
             let flags =
@@ -451,7 +465,8 @@ impl Directory {
     }
 
     /// Removes the temp files of writers that died: named like ours, not locked by a live
-    /// writer, and older than [`SWEEP_AFTER`]. Best effort.
+    /// writer, and either made by a process that no longer exists or older than
+    /// [`SWEEP_AFTER`]. Best effort.
     pub(crate) fn sweep(&self) {
         let Ok(names) = self.names() else {
             return;
@@ -460,15 +475,16 @@ impl Directory {
             let Ok(file) = self.open_file(name) else {
                 continue;
             };
-            let stale = file.metadata().is_ok_and(|meta| {
-                meta.is_file()
-                    && meta
-                        .modified()
-                        .ok()
-                        .and_then(|at| at.elapsed().ok())
-                        .is_some_and(|age| age >= SWEEP_AFTER)
-            });
-            if stale && file.try_lock().is_ok() {
+            let Ok(meta) = file.metadata() else {
+                continue;
+            };
+            let old = meta
+                .modified()
+                .ok()
+                .and_then(|at| at.elapsed().ok())
+                .is_some_and(|age| age >= SWEEP_AFTER);
+            let orphan = old || writer(name).is_some_and(|pid| !alive(pid));
+            if meta.is_file() && orphan && file.try_lock().is_ok() {
                 let _ = rustix::fs::unlinkat(&self.fd, name.as_os_str(), AtFlags::empty());
             }
         }
@@ -530,6 +546,20 @@ fn link_anonymous(_temp: &File, _dir: &OwnedFd, _name: &OsStr) -> io::Result<()>
     Err(io::ErrorKind::Unsupported.into())
 }
 
+/// The process id a temp name records (see [`temp_name`]).
+fn writer(name: &OsStr) -> Option<i32> {
+    let rest = name.to_str()?.strip_prefix(TEMP_PREFIX)?;
+    i32::from_str_radix(rest.split('-').next()?, 16).ok()
+}
+
+/// Whether process `pid` exists (a process of another user counts as existing).
+fn alive(pid: i32) -> bool {
+    match rustix::process::Pid::from_raw(pid) {
+        Some(pid) => rustix::process::test_kill_process(pid) != Err(Errno::SRCH),
+        None => true,
+    }
+}
+
 /// A fresh temp name: unique within the process, and unlikely to collide across processes
 /// (a collision is retried).
 fn temp_name() -> OsString {
@@ -547,6 +577,46 @@ fn temp_name() -> OsString {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_write_sweeps_temp_files_of_dead_writers_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        // No process has this id (above any pid_max); ours is alive.
+        let dead = root.join(".tackle-7ffffff0-0-0.tmp");
+        let live = root.join(format!(".tackle-{:x}-0-0.tmp", std::process::id()));
+        for path in [&dead, &live] {
+            std::fs::write(path, "partial").unwrap();
+        }
+        let opened = Directory::open(&root).unwrap();
+        opened
+            .write_file(OsStr::new("f.txt"), &[b"new"], None, true)
+            .unwrap();
+        assert!(!dead.exists(), "a dead writer's temp file stays");
+        assert!(live.exists(), "a live writer's temp file was taken");
+        assert_eq!(std::fs::read(root.join("f.txt")).unwrap(), b"new");
+    }
+
+    #[test]
+    fn links_in_a_checked_path_are_refused_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::fs::write(root.join("real/f"), "x").unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        assert!(open_file(&root.join("real/f")).is_ok());
+        let err = open_file(&root.join("link/f")).unwrap_err();
+        assert!(
+            err.to_string().contains("a symbolic link appeared"),
+            "{err}"
+        );
+        let err = walk(&root.join("link/f"), OFlags::RDONLY).unwrap_err();
+        assert!(
+            err.to_string().contains("a symbolic link appeared"),
+            "{err}"
+        );
+        assert!(walk(&root.join("real/f"), OFlags::RDONLY).is_ok());
+    }
 
     #[test]
     fn temp_names_are_recognised() {

@@ -76,6 +76,8 @@ fn a_killed_writer_leaves_old_or_new_content() {
     std::fs::write(&target, content(b'a')).unwrap();
     let (old, new) = (content(b'a'), content(b'b'));
     let exe = std::env::current_exe().unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let files = FileMutation::new();
     let mut interrupted = 0;
     for round in 0..ROUNDS {
         let mut child = Command::new(&exe)
@@ -102,6 +104,11 @@ fn a_killed_writer_leaves_old_or_new_content() {
             "round {round}: a partial file of {} bytes",
             seen.len()
         );
+        // A kill in the microseconds between linking the temp file and renaming it leaves it
+        // named; the next write in the directory sweeps it (its writer is gone).
+        runtime
+            .block_on(files.write(&dir.path().join("other.bin"), b"x".to_vec()))
+            .unwrap();
         let leftovers = temp_files(dir.path());
         assert!(leftovers.is_empty(), "round {round}: left {leftovers:?}");
     }
