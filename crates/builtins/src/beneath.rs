@@ -29,7 +29,7 @@
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -76,6 +76,7 @@ pub(crate) fn open_file(path: &Path) -> io::Result<File> {
     exact(path, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY).map(File::from)
 }
 
+#[cfg(feature = "search")]
 /// Opens `path` for reading the ordinary way, links followed (a directory walk's path); the
 /// caller must then check where it landed with [`opened_under`].
 pub(crate) fn open_walked(path: &Path) -> io::Result<File> {
@@ -160,8 +161,9 @@ fn search_flag() -> OFlags {
     }
 }
 
+#[cfg(feature = "search")]
 /// Where the open `file` really is now, when the system can tell (`/proc/self/fd`).
-pub(crate) fn real_path_of(file: &impl AsFd) -> Option<PathBuf> {
+pub(crate) fn real_path_of(file: &impl std::os::fd::AsFd) -> Option<PathBuf> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         use std::os::fd::AsRawFd;
@@ -181,6 +183,7 @@ pub(crate) fn real_path_of(file: &impl AsFd) -> Option<PathBuf> {
     }
 }
 
+#[cfg(feature = "search")]
 /// Whether the open `file` (opened through `path`, which may pass links) lies under the
 /// canonical `boundary`. Where the descriptor's path cannot be read, `path` is canonicalized
 /// and the object found there must be the one open (same device and inode).
@@ -196,6 +199,7 @@ pub(crate) fn opened_under(file: &File, path: &Path, boundary: &Path) -> io::Res
     same_file(&there, file)
 }
 
+#[cfg(feature = "search")]
 /// Whether `path` (a walked path, which may pass links) leads to something under the canonical
 /// `boundary` now. Resolving it in user space (`canonicalize`) would itself race a swap, so
 /// the path is opened (without reading) and the descriptor asked where it is.
@@ -210,6 +214,7 @@ pub(crate) fn leads_under(path: &Path, boundary: &Path) -> bool {
         .is_some_and(|file| opened_under(&file, path, boundary).unwrap_or(false))
 }
 
+#[cfg(feature = "search")]
 fn same_file(a: &File, b: &File) -> io::Result<bool> {
     use std::os::unix::fs::MetadataExt;
     let (a, b) = (a.metadata()?, b.metadata()?);
@@ -497,6 +502,7 @@ impl Directory {
         Ok(())
     }
 
+    #[cfg(feature = "apply-patch")]
     /// Removes the empty directory `name`.
     pub(crate) fn remove_dir(&self, name: &OsStr) -> io::Result<()> {
         rustix::fs::unlinkat(&self.fd, name, AtFlags::REMOVEDIR).map_err(Into::into)

@@ -124,6 +124,7 @@ impl FileMutation {
         run(real.to_path_buf(), Guard::Own(guard), work).await
     }
 
+    #[cfg(feature = "apply-patch")]
     /// Takes the locks of every path in `paths` (canonical), in path order so that two callers
     /// never wait on each other, and keeps them until the returned value is dropped. Meanwhile
     /// [`FileMutation::transact_held`] works on those files without locking again, and every
@@ -142,6 +143,7 @@ impl FileMutation {
         })
     }
 
+    #[cfg(feature = "apply-patch")]
     /// [`FileMutation::transact_canonical`] under locks already `held` (if `real` is one of
     /// them; otherwise its own lock is taken as usual).
     pub(crate) async fn transact_held<T, E, F>(
@@ -237,6 +239,7 @@ impl FileMutation {
 }
 
 /// The in-process locks of several files, held together ([`FileMutation::lock_all`]).
+#[cfg(feature = "apply-patch")]
 #[derive(Debug)]
 pub(crate) struct Held {
     /// Sorted, distinct.
@@ -248,6 +251,7 @@ pub(crate) struct Held {
 #[derive(Debug)]
 enum Guard {
     Own(#[expect(dead_code, reason = "held, never read")] OwnedMutexGuard<()>),
+    #[cfg(feature = "apply-patch")]
     Held(#[expect(dead_code, reason = "held, never read")] Arc<Held>),
 }
 
@@ -400,6 +404,7 @@ impl Transaction {
         }
     }
 
+    #[cfg(feature = "apply-patch")]
     /// The permission bits of the existing file (for a restore), or `None` when there is none.
     pub(crate) fn mode(&self) -> Result<Option<u32>, Error> {
         let (directory, name) = match self.parent(false) {
@@ -413,6 +418,7 @@ impl Transaction {
         Ok(stat.map(|stat| stat.mode))
     }
 
+    #[cfg(feature = "apply-patch")]
     /// Restores a removed file: creates it with `bytes` and exactly `mode`.
     pub(crate) fn restore(&mut self, bytes: &[u8], mode: u32) -> Result<Written, Error> {
         let (directory, name) = self.parent(true)?;
