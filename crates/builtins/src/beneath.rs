@@ -22,9 +22,10 @@
 //! the target (`linkat` cannot replace a file, `rename` can, atomically); a new file is linked
 //! straight to its name. Where the filesystem has no `O_TMPFILE`, the temp file is named from
 //! the start. Temp files are named `.tackle-<pid>-*.tmp` ([`is_temp_name`]) and locked while
-//! they exist; every write first sweeps its directory of stale ones (unlocked, and their
-//! writer gone or older than a minute), left by a kill in the microseconds between link and
-//! rename or during a named write. Search never lists these names.
+//! they exist; a write first sweeps its directory (at most once a minute per directory, see
+//! `mutation.rs`) of stale ones (unlocked, and their writer gone or older than a minute), left
+//! by a kill in the microseconds between link and rename or during a named write. Search never
+//! lists these names.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -346,17 +347,21 @@ impl Directory {
     /// Atomically gives `name` the bytes of `parts` (concatenated): written to a temporary file
     /// in this directory, synced, then moved into place. `mode` is kept when given (else
     /// `0666` minus the umask). With `replace: false` an existing `name` is an
-    /// [`io::ErrorKind::AlreadyExists`] error and nothing changes.
+    /// [`io::ErrorKind::AlreadyExists`] error and nothing changes. With `sweep`, the
+    /// directory is first swept of dead writers' temp files ([`Directory::sweep`]).
     pub(crate) fn write_file(
         &self,
         name: &OsStr,
         parts: &[&[u8]],
         mode: Option<u32>,
         replace: bool,
+        sweep: bool,
     ) -> io::Result<()> {
         // A writer killed between linking its temp file and renaming it (a window of
         // microseconds), or one without O_TMPFILE, left a temp file here: take it away.
-        self.sweep();
+        if sweep {
+            self.sweep();
+        }
         let placed = match self.anonymous(parts, mode)? {
             Some(temp) => match self.place(&temp, name, replace) {
                 // No way to link an anonymous file here (no /proc, no privilege).
@@ -596,7 +601,7 @@ mod tests {
         }
         let opened = Directory::open(&root).unwrap();
         opened
-            .write_file(OsStr::new("f.txt"), &[b"new"], None, true)
+            .write_file(OsStr::new("f.txt"), &[b"new"], None, true, true)
             .unwrap();
         assert!(!dead.exists(), "a dead writer's temp file stays");
         assert!(live.exists(), "a live writer's temp file was taken");

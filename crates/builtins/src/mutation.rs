@@ -23,6 +23,7 @@ use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
 use tokio::sync::OwnedMutexGuard;
 
@@ -89,6 +90,33 @@ pub struct TextWritten {
 #[derive(Debug, Clone, Default)]
 pub struct FileMutation {
     locks: Arc<Mutex<HashMap<PathBuf, Weak<tokio::sync::Mutex<()>>>>>,
+    sweeps: Sweeps,
+}
+
+/// How often a write sweeps its directory of dead writers' temp files (per [`FileMutation`]):
+/// a sweep lists the directory, so a patch of thousands of files in one directory must not
+/// list it for every file.
+const SWEEP_EVERY: Duration = Duration::from_secs(60);
+
+/// When each directory was last swept.
+#[derive(Debug, Clone, Default)]
+struct Sweeps(Arc<Mutex<HashMap<PathBuf, Instant>>>);
+
+impl Sweeps {
+    /// Whether `directory` is due for a sweep; if so, it counts as swept now.
+    fn due(&self, directory: &Path) -> bool {
+        let mut swept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        if swept
+            .get(directory)
+            .is_some_and(|at| now.duration_since(*at) < SWEEP_EVERY)
+        {
+            return false;
+        }
+        swept.retain(|_, at| now.duration_since(*at) < SWEEP_EVERY);
+        swept.insert(directory.to_path_buf(), now);
+        true
+    }
 }
 
 impl FileMutation {
@@ -121,7 +149,13 @@ impl FileMutation {
         E: From<Error> + Send + 'static,
     {
         let guard = self.lock_for(real).lock_owned().await;
-        run(real.to_path_buf(), Guard::Own(guard), work).await
+        run(
+            real.to_path_buf(),
+            Guard::Own(guard),
+            self.sweeps.clone(),
+            work,
+        )
+        .await
     }
 
     #[cfg(feature = "apply-patch")]
@@ -162,7 +196,8 @@ impl FileMutation {
             .binary_search_by(|p| p.as_path().cmp(real))
             .is_ok()
         {
-            run(real.to_path_buf(), Guard::Held(Arc::clone(held)), work).await
+            let guard = Guard::Held(Arc::clone(held));
+            run(real.to_path_buf(), guard, self.sweeps.clone(), work).await
         } else {
             self.transact_canonical(real, work).await
         }
@@ -256,7 +291,7 @@ enum Guard {
 }
 
 /// Runs `work` on a blocking thread with the lock `guard` kept until it finishes.
-async fn run<T, E, F>(real: PathBuf, guard: Guard, work: F) -> Result<T, E>
+async fn run<T, E, F>(real: PathBuf, guard: Guard, sweeps: Sweeps, work: F) -> Result<T, E>
 where
     F: FnOnce(&mut Transaction) -> Result<T, E> + Send + 'static,
     T: Send + 'static,
@@ -265,7 +300,7 @@ where
     let shown = real.clone();
     let job = blocking(move || {
         let _guard = guard;
-        let mut transaction = Transaction::open(real)?;
+        let mut transaction = Transaction::open(real, sweeps)?;
         work(&mut transaction)
     });
     match job.await {
@@ -282,14 +317,16 @@ pub struct Transaction {
     target: PathBuf,
     // Held for the advisory cross-process lock; released when the transaction ends.
     _directory_lock: Option<File>,
+    sweeps: Sweeps,
 }
 
 impl Transaction {
-    fn open(target: PathBuf) -> Result<Self, Error> {
+    fn open(target: PathBuf, sweeps: Sweeps) -> Result<Self, Error> {
         let directory_lock = lock_directory(&target);
         Ok(Self {
             target,
             _directory_lock: directory_lock,
+            sweeps,
         })
     }
 
@@ -343,7 +380,7 @@ impl Transaction {
         let existed = existing.is_some();
         let mode = existing.map(|stat| stat.mode);
         directory
-            .write_file(name, parts, mode, true)
+            .write_file(name, parts, mode, true, self.sweep_due())
             .map_err(|err| self.io("write", err))?;
         Ok(self.written(Operation::Write, existed))
     }
@@ -352,7 +389,7 @@ impl Transaction {
     /// the check and the creation are one atomic step.
     pub fn create(&mut self, bytes: &[u8]) -> Result<Written, Error> {
         let (directory, name) = self.parent(true)?;
-        match directory.write_file(name, &[bytes], None, false) {
+        match directory.write_file(name, &[bytes], None, false, self.sweep_due()) {
             Ok(()) => Ok(self.written(Operation::Write, false)),
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(Error::TargetExists {
                 path: self.target.clone(),
@@ -422,7 +459,7 @@ impl Transaction {
     /// Restores a removed file: creates it with `bytes` and exactly `mode`.
     pub(crate) fn restore(&mut self, bytes: &[u8], mode: u32) -> Result<Written, Error> {
         let (directory, name) = self.parent(true)?;
-        match directory.write_file(name, &[bytes], Some(mode), false) {
+        match directory.write_file(name, &[bytes], Some(mode), false, self.sweep_due()) {
             Ok(()) => Ok(self.written(Operation::Write, false)),
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(Error::TargetExists {
                 path: self.target.clone(),
@@ -437,6 +474,13 @@ impl Transaction {
             target: self.target.clone(),
             existed,
         }
+    }
+
+    /// Whether this write should first sweep its directory of dead writers' temp files.
+    fn sweep_due(&self) -> bool {
+        self.target
+            .parent()
+            .is_some_and(|directory| self.sweeps.due(directory))
     }
 
     fn io(&self, op: &'static str, err: io::Error) -> Error {

@@ -77,7 +77,6 @@ fn a_killed_writer_leaves_old_or_new_content() {
     let (old, new) = (content(b'a'), content(b'b'));
     let exe = std::env::current_exe().unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let files = FileMutation::new();
     let mut interrupted = 0;
     for round in 0..ROUNDS {
         let mut child = Command::new(&exe)
@@ -105,9 +104,10 @@ fn a_killed_writer_leaves_old_or_new_content() {
             seen.len()
         );
         // A kill in the microseconds between linking the temp file and renaming it leaves it
-        // named; the next write in the directory sweeps it (its writer is gone).
+        // named; the next write in the directory sweeps it (its writer is gone). A service
+        // sweeps one directory at most once a minute, so each round's write uses a new one.
         runtime
-            .block_on(files.write(&dir.path().join("other.bin"), b"x".to_vec()))
+            .block_on(FileMutation::new().write(&dir.path().join("other.bin"), b"x".to_vec()))
             .unwrap();
         let leftovers = temp_files(dir.path());
         assert!(leftovers.is_empty(), "round {round}: left {leftovers:?}");
