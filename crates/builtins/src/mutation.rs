@@ -4,7 +4,7 @@
 //! - Every write is atomic: an anonymous temporary file in the target's own directory is
 //!   written, synced and moved over the target, so a reader (or a crash) sees the old or the new
 //!   bytes, never a mix, and a killed writer leaves no temporary file behind
-//!   ([`crate::beneath`]). The target's permission bits are kept; a new file gets `0666` minus
+//!   (`beneath`). The target's permission bits are kept; a new file gets `0666` minus
 //!   the umask.
 //! - A symlinked target is written through to its real file; the link is never replaced.
 //! - The real path is resolved once; from then on it is opened exactly (no symbolic link
@@ -13,7 +13,7 @@
 //! - Operations on one canonical path are serialized within the process (and, best effort,
 //!   across processes by an advisory lock on the parent directory), and run on a blocking thread
 //!   that finishes even when the awaiting future is dropped. A caller may hold the locks of
-//!   several files across a read-modify-write ([`FileMutation::lock_all`], apply_patch).
+//!   several files across a read-modify-write (`FileMutation::lock_all`, apply_patch).
 //! - Staleness is decided by content ([`ContentHash`] of the bytes), never by timestamps.
 
 use std::collections::HashMap;

@@ -23,6 +23,12 @@ pub(crate) struct FoundFile {
     pub(crate) link: bool,
 }
 
+impl shown::Walked for FoundFile {
+    fn walked(&self) -> (&Path, bool) {
+        (&self.path, self.link)
+    }
+}
+
 /// The result of [`find`].
 #[derive(Debug, Default)]
 pub(crate) struct Found {

@@ -4,7 +4,6 @@
 
 use std::path::Path;
 
-use super::find::FoundFile;
 use crate::beneath::Checked;
 
 /// Files above this many are checked on several threads.
@@ -12,13 +11,19 @@ const PARALLEL_FILES: usize = 4096;
 /// A directory with at least this many files to check has its names read once instead.
 const READ_NAMES: usize = 4;
 
+/// A file found by a walk: its walked path, and whether the walk reached it through a link
+/// of its own.
+pub(crate) trait Walked {
+    fn walked(&self) -> (&Path, bool);
+}
+
 /// The first `limit` of `files` (in order) that pass the check, and how many were dropped.
 /// Only the files shown are checked.
-pub(crate) fn verified(
-    files: Vec<FoundFile>,
+pub(crate) fn verified<F: Walked + Send + Sync>(
+    files: Vec<F>,
     boundary: &Path,
     limit: Option<usize>,
-) -> (Vec<FoundFile>, usize) {
+) -> (Vec<F>, usize) {
     let limit = limit.unwrap_or(usize::MAX);
     if files.len() > limit {
         let mut checked = Checked::new(boundary);
@@ -27,7 +32,8 @@ pub(crate) fn verified(
             if kept.len() == limit {
                 break;
             }
-            if checked.holds(&file.path, file.link) {
+            let (path, link) = file.walked();
+            if checked.holds(path, link) {
                 kept.push(file);
             } else {
                 dropped += 1;
@@ -40,7 +46,7 @@ pub(crate) fn verified(
     let mut order: Vec<usize> = (0..files.len()).collect();
     // By bytes: a component-wise `Path` comparison costs more than the checks.
     let parent = |index: usize| {
-        let path = files[index].path.as_os_str().as_encoded_bytes();
+        let path = files[index].walked().0.as_os_str().as_encoded_bytes();
         &path[..path.iter().rposition(|b| *b == b'/').unwrap_or(0)]
     };
     order.sort_unstable_by(|&a, &b| parent(a).cmp(parent(b)));
@@ -70,7 +76,7 @@ pub(crate) fn verified(
         shown[index] = true;
     }
     let before = files.len();
-    let kept: Vec<FoundFile> = files
+    let kept: Vec<F> = files
         .into_iter()
         .zip(shown)
         .filter_map(|(file, shown)| shown.then_some(file))
@@ -80,23 +86,25 @@ pub(crate) fn verified(
 }
 
 /// The indices in `groups` (each the files of one directory) whose files pass the check.
-fn check(files: &[FoundFile], groups: &[&[usize]], boundary: &Path) -> Vec<usize> {
+fn check<F: Walked>(files: &[F], groups: &[&[usize]], boundary: &Path) -> Vec<usize> {
     let mut checked = Checked::new(boundary);
     let mut passed = Vec::new();
     for group in groups {
         let names = match group.first() {
-            Some(first) if group.len() >= READ_NAMES => {
-                files[*first].path.parent().map(|dir| checked.names(dir))
-            }
+            Some(first) if group.len() >= READ_NAMES => files[*first]
+                .walked()
+                .0
+                .parent()
+                .map(|dir| checked.names(dir)),
             _ => None,
         };
         for &index in *group {
-            let file = &files[index];
-            let pass = match (&names, file.path.file_name()) {
-                (Some(names), Some(name)) if !file.link => {
+            let (path, link) = files[index].walked();
+            let pass = match (&names, path.file_name()) {
+                (Some(names), Some(name)) if !link => {
                     names.as_ref().is_some_and(|names| names.contains(name))
                 }
-                _ => checked.holds(&file.path, file.link),
+                _ => checked.holds(path, link),
             };
             if pass {
                 passed.push(index);
