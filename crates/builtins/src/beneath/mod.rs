@@ -14,8 +14,10 @@
 //! - A [`Directory`] is such an opened directory. Mutations act relative to its descriptor
 //!   (anonymous temp file, link, rename, unlink, mkdir), so no name is looked up from the root
 //!   twice.
-//! - `walked.rs` checks where an open descriptor really is, for the directory walks of
-//!   glob and grep, which follow links inside their boundary by name.
+//! - `walked.rs` (search) serves glob and grep, which walk by name and follow links inside
+//!   their boundary: each directory a walk reaches is opened once and checked to lie under the
+//!   boundary (exactly, or by its descriptor's real path), and files are opened or looked up
+//!   relative to it.
 //!
 //! Temporary files: a write fills an anonymous `O_TMPFILE` file (no name, so a process killed
 //! while writing leaves nothing behind) and links it into place under a temp name renamed over
