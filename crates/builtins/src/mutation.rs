@@ -4,7 +4,7 @@
 //! - Every write is atomic: an anonymous temporary file in the target's own directory is
 //!   written, synced and moved over the target, so a reader (or a crash) sees the old or the new
 //!   bytes, never a mix, and a killed writer leaves no temporary file behind
-//!   ([`crate::beneath`]). The target's permission bits are kept; a new file gets `0666` minus
+//!   (`beneath`). The target's permission bits are kept; a new file gets `0666` minus
 //!   the umask.
 //! - A symlinked target is written through to its real file; the link is never replaced.
 //! - The real path is resolved once; from then on it is opened exactly (no symbolic link
@@ -13,7 +13,7 @@
 //! - Operations on one canonical path are serialized within the process (and, best effort,
 //!   across processes by an advisory lock on the parent directory), and run on a blocking thread
 //!   that finishes even when the awaiting future is dropped. A caller may hold the locks of
-//!   several files across a read-modify-write ([`FileMutation::lock_all`], apply_patch).
+//!   several files across a read-modify-write (`FileMutation::lock_all`, apply_patch).
 //! - Staleness is decided by content ([`ContentHash`] of the bytes), never by timestamps.
 
 use std::collections::HashMap;
@@ -23,6 +23,7 @@ use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
 use tokio::sync::OwnedMutexGuard;
 
@@ -89,6 +90,33 @@ pub struct TextWritten {
 #[derive(Debug, Clone, Default)]
 pub struct FileMutation {
     locks: Arc<Mutex<HashMap<PathBuf, Weak<tokio::sync::Mutex<()>>>>>,
+    sweeps: Sweeps,
+}
+
+/// How often a write sweeps its directory of dead writers' temp files (per [`FileMutation`]):
+/// a sweep lists the directory, so a patch of thousands of files in one directory must not
+/// list it for every file.
+const SWEEP_EVERY: Duration = Duration::from_secs(60);
+
+/// When each directory was last swept.
+#[derive(Debug, Clone, Default)]
+struct Sweeps(Arc<Mutex<HashMap<PathBuf, Instant>>>);
+
+impl Sweeps {
+    /// Whether `directory` is due for a sweep; if so, it counts as swept now.
+    fn due(&self, directory: &Path) -> bool {
+        let mut swept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        if swept
+            .get(directory)
+            .is_some_and(|at| now.duration_since(*at) < SWEEP_EVERY)
+        {
+            return false;
+        }
+        swept.retain(|_, at| now.duration_since(*at) < SWEEP_EVERY);
+        swept.insert(directory.to_path_buf(), now);
+        true
+    }
 }
 
 impl FileMutation {
@@ -121,9 +149,16 @@ impl FileMutation {
         E: From<Error> + Send + 'static,
     {
         let guard = self.lock_for(real).lock_owned().await;
-        run(real.to_path_buf(), Guard::Own(guard), work).await
+        run(
+            real.to_path_buf(),
+            Guard::Own(guard),
+            self.sweeps.clone(),
+            work,
+        )
+        .await
     }
 
+    #[cfg(feature = "apply-patch")]
     /// Takes the locks of every path in `paths` (canonical), in path order so that two callers
     /// never wait on each other, and keeps them until the returned value is dropped. Meanwhile
     /// [`FileMutation::transact_held`] works on those files without locking again, and every
@@ -142,6 +177,7 @@ impl FileMutation {
         })
     }
 
+    #[cfg(feature = "apply-patch")]
     /// [`FileMutation::transact_canonical`] under locks already `held` (if `real` is one of
     /// them; otherwise its own lock is taken as usual).
     pub(crate) async fn transact_held<T, E, F>(
@@ -160,7 +196,8 @@ impl FileMutation {
             .binary_search_by(|p| p.as_path().cmp(real))
             .is_ok()
         {
-            run(real.to_path_buf(), Guard::Held(Arc::clone(held)), work).await
+            let guard = Guard::Held(Arc::clone(held));
+            run(real.to_path_buf(), guard, self.sweeps.clone(), work).await
         } else {
             self.transact_canonical(real, work).await
         }
@@ -237,6 +274,7 @@ impl FileMutation {
 }
 
 /// The in-process locks of several files, held together ([`FileMutation::lock_all`]).
+#[cfg(feature = "apply-patch")]
 #[derive(Debug)]
 pub(crate) struct Held {
     /// Sorted, distinct.
@@ -248,11 +286,12 @@ pub(crate) struct Held {
 #[derive(Debug)]
 enum Guard {
     Own(#[expect(dead_code, reason = "held, never read")] OwnedMutexGuard<()>),
+    #[cfg(feature = "apply-patch")]
     Held(#[expect(dead_code, reason = "held, never read")] Arc<Held>),
 }
 
 /// Runs `work` on a blocking thread with the lock `guard` kept until it finishes.
-async fn run<T, E, F>(real: PathBuf, guard: Guard, work: F) -> Result<T, E>
+async fn run<T, E, F>(real: PathBuf, guard: Guard, sweeps: Sweeps, work: F) -> Result<T, E>
 where
     F: FnOnce(&mut Transaction) -> Result<T, E> + Send + 'static,
     T: Send + 'static,
@@ -261,7 +300,7 @@ where
     let shown = real.clone();
     let job = blocking(move || {
         let _guard = guard;
-        let mut transaction = Transaction::open(real)?;
+        let mut transaction = Transaction::open(real, sweeps)?;
         work(&mut transaction)
     });
     match job.await {
@@ -278,14 +317,16 @@ pub struct Transaction {
     target: PathBuf,
     // Held for the advisory cross-process lock; released when the transaction ends.
     _directory_lock: Option<File>,
+    sweeps: Sweeps,
 }
 
 impl Transaction {
-    fn open(target: PathBuf) -> Result<Self, Error> {
+    fn open(target: PathBuf, sweeps: Sweeps) -> Result<Self, Error> {
         let directory_lock = lock_directory(&target);
         Ok(Self {
             target,
             _directory_lock: directory_lock,
+            sweeps,
         })
     }
 
@@ -339,7 +380,7 @@ impl Transaction {
         let existed = existing.is_some();
         let mode = existing.map(|stat| stat.mode);
         directory
-            .write_file(name, parts, mode, true)
+            .write_file(name, parts, mode, true, self.sweep_due())
             .map_err(|err| self.io("write", err))?;
         Ok(self.written(Operation::Write, existed))
     }
@@ -348,7 +389,7 @@ impl Transaction {
     /// the check and the creation are one atomic step.
     pub fn create(&mut self, bytes: &[u8]) -> Result<Written, Error> {
         let (directory, name) = self.parent(true)?;
-        match directory.write_file(name, &[bytes], None, false) {
+        match directory.write_file(name, &[bytes], None, false, self.sweep_due()) {
             Ok(()) => Ok(self.written(Operation::Write, false)),
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(Error::TargetExists {
                 path: self.target.clone(),
@@ -400,6 +441,7 @@ impl Transaction {
         }
     }
 
+    #[cfg(feature = "apply-patch")]
     /// The permission bits of the existing file (for a restore), or `None` when there is none.
     pub(crate) fn mode(&self) -> Result<Option<u32>, Error> {
         let (directory, name) = match self.parent(false) {
@@ -413,10 +455,11 @@ impl Transaction {
         Ok(stat.map(|stat| stat.mode))
     }
 
+    #[cfg(feature = "apply-patch")]
     /// Restores a removed file: creates it with `bytes` and exactly `mode`.
     pub(crate) fn restore(&mut self, bytes: &[u8], mode: u32) -> Result<Written, Error> {
         let (directory, name) = self.parent(true)?;
-        match directory.write_file(name, &[bytes], Some(mode), false) {
+        match directory.write_file(name, &[bytes], Some(mode), false, self.sweep_due()) {
             Ok(()) => Ok(self.written(Operation::Write, false)),
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(Error::TargetExists {
                 path: self.target.clone(),
@@ -431,6 +474,13 @@ impl Transaction {
             target: self.target.clone(),
             existed,
         }
+    }
+
+    /// Whether this write should first sweep its directory of dead writers' temp files.
+    fn sweep_due(&self) -> bool {
+        self.target
+            .parent()
+            .is_some_and(|directory| self.sweeps.due(directory))
     }
 
     fn io(&self, op: &'static str, err: io::Error) -> Error {

@@ -5,7 +5,7 @@
 //! the write is atomic and keeps the file's mode.
 //!
 //! Memory stays near the content's own size: the text is written as given (the BOM as a
-//! separate part), and a previous file above [`DIFF_LIMIT`] is never held in memory (its lines
+//! separate part), and a previous file above `DIFF_LIMIT` is never held in memory (its lines
 //! are counted as it streams by; the counts are then whole-file).
 
 use schemars::JsonSchema;

@@ -14,7 +14,7 @@ use super::Budget;
 use super::find::newest_first;
 use super::pattern::Glob;
 use super::walk::{self, Skipped};
-use crate::beneath;
+use crate::beneath::{self, Checked};
 
 /// Lines longer than this many characters are clamped to a window of this width.
 pub use crate::text::MAX_LINE_CHARS;
@@ -100,13 +100,14 @@ pub(crate) fn scan_file(path: &Path, query: &Query<'_>) -> Scan {
 }
 
 /// How a searched file is opened.
-#[derive(Debug, Clone, Copy)]
-enum Opened<'a> {
+#[derive(Debug)]
+enum Opened<'c, 'b> {
     /// At exactly its canonical path (no link followed).
     Exact,
-    /// By its walked path, then only searched if the opened file lies under the boundary (a
-    /// directory swapped for a link to outside during the walk is never read through).
-    Under(&'a Path),
+    /// As walked: relative to its directory checked to lie under the boundary, or (reached
+    /// through its own link, `true`) on its own checked descriptor. A directory swapped for a
+    /// link to outside during the walk is never read through.
+    Walked(&'c mut Checked<'b>, bool),
 }
 
 /// Searches every file under the directory `root` (absolute), with the walk policy of
@@ -203,31 +204,25 @@ impl Pending {
 fn search_one(
     searcher: &mut Searcher,
     path: &Path,
-    opened: Opened<'_>,
+    opened: Opened<'_, '_>,
     query: &Query<'_>,
     pending: &mut Pending,
 ) {
-    let file = match opened {
-        Opened::Exact => beneath::open_file(path),
-        Opened::Under(_) => beneath::open_walked(path),
+    let opened = match opened {
+        Opened::Exact => Some(beneath::open_file(path)),
+        Opened::Walked(checked, link) => checked.open(path, link),
     };
-    let file = match file {
-        Ok(file) => file,
-        Err(err) => {
-            if err.kind() != io::ErrorKind::NotFound {
-                pending.skipped.unreadable += 1;
-            }
+    let file = match opened {
+        Some(Ok(file)) => file,
+        Some(Err(err)) if err.kind() == io::ErrorKind::NotFound => return,
+        // Unreadable, or no longer under the boundary.
+        Some(Err(_)) | None => {
+            pending.skipped.unreadable += 1;
             return;
         }
     };
     let metadata = file.metadata().ok();
     if !metadata.as_ref().is_some_and(std::fs::Metadata::is_file) {
-        pending.skipped.unreadable += 1;
-        return;
-    }
-    if let Opened::Under(boundary) = opened
-        && !beneath::opened_under(&file, path, boundary).unwrap_or(false)
-    {
         pending.skipped.unreadable += 1;
         return;
     }
@@ -366,6 +361,7 @@ impl<'s> ParallelVisitorBuilder<'s> for Builder<'s> {
             query: self.query,
             shared: self.shared,
             searcher: searcher(),
+            checked: Checked::new(self.boundary),
             local: Pending::default(),
         })
     }
@@ -377,6 +373,7 @@ struct Visitor<'a> {
     query: &'a Query<'a>,
     shared: &'a Mutex<Pending>,
     searcher: Searcher,
+    checked: Checked<'a>,
     local: Pending,
 }
 
@@ -396,7 +393,7 @@ impl Visitor<'_> {
         search_one(
             &mut self.searcher,
             entry.path(),
-            Opened::Under(self.boundary),
+            Opened::Walked(&mut self.checked, entry.path_is_symlink()),
             self.query,
             &mut self.local,
         );

@@ -76,6 +76,7 @@ fn a_killed_writer_leaves_old_or_new_content() {
     std::fs::write(&target, content(b'a')).unwrap();
     let (old, new) = (content(b'a'), content(b'b'));
     let exe = std::env::current_exe().unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
     let mut interrupted = 0;
     for round in 0..ROUNDS {
         let mut child = Command::new(&exe)
@@ -102,6 +103,12 @@ fn a_killed_writer_leaves_old_or_new_content() {
             "round {round}: a partial file of {} bytes",
             seen.len()
         );
+        // A kill in the microseconds between linking the temp file and renaming it leaves it
+        // named; the next write in the directory sweeps it (its writer is gone). A service
+        // sweeps one directory at most once a minute, so each round's write uses a new one.
+        runtime
+            .block_on(FileMutation::new().write(&dir.path().join("other.bin"), b"x".to_vec()))
+            .unwrap();
         let leftovers = temp_files(dir.path());
         assert!(leftovers.is_empty(), "round {round}: left {leftovers:?}");
     }

@@ -8,6 +8,7 @@ mod encoding;
 mod location;
 mod mutation;
 mod protected;
+mod race;
 mod read;
 mod support;
 #[cfg(feature = "apply-patch")]
