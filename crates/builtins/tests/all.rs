@@ -16,6 +16,8 @@ mod bash_hang;
 #[cfg(feature = "bash")]
 mod bash_permission;
 #[cfg(feature = "bash")]
+mod bash_requests;
+#[cfg(feature = "bash")]
 mod bash_support;
 mod files;
 mod interactive_support;
