@@ -16,7 +16,10 @@ mod bash_hang;
 #[cfg(feature = "bash")]
 mod bash_permission;
 #[cfg(feature = "bash")]
+mod bash_requests;
+#[cfg(feature = "bash")]
 mod bash_support;
+mod fault;
 mod files;
 mod interactive_support;
 mod question;

@@ -52,6 +52,11 @@ pub(crate) fn permission_with(reply: Reply, denied: &[&str]) -> (Permission, Rec
             .iter()
             .map(|action| Rule::new(*action, "*", Effect::Deny)),
     );
+    permission_ruled(reply, rules)
+}
+
+/// A service with `rules` that answers every ask `reply`.
+pub(crate) fn permission_ruled(reply: Reply, rules: Vec<Rule>) -> (Permission, Recorder) {
     let recorder = Recorder {
         asked: Arc::default(),
         reply,

@@ -21,6 +21,10 @@ pub(crate) async fn run(
     let call = Call::new("call_cli", tool, input);
     let ctx = Context::new("cli").for_call(call.id.clone());
     let settlement = host.materialize().settle(&call, &ctx).await?;
+    if let Some(reason) = settlement.unsaved() {
+        // The model's preview says the rest is lost; the user learns why.
+        eprintln!("tackle: the full output was not saved: {reason}");
+    }
     print(&settlement, json)?;
     Ok(if settlement.is_error() {
         ExitCode::from(1)

@@ -233,3 +233,29 @@ fn commands_cannot_read_the_environment_of_tackle() {
     assert!(text.contains("parent=0\n"), "{text}");
     assert!(text.contains("self=1\n"), "{text}");
 }
+
+/// A managed output that cannot be saved (the store's directory is a file here) still prints
+/// its bounded preview, which says so; stderr tells the user why. Before, the call failed with
+/// a storage error and printed no result.
+#[test]
+fn an_output_that_cannot_be_saved_still_prints_its_preview() {
+    let ws = Workspace::new();
+    std::fs::write(ws.data.path().join("tool-output"), "not a directory").unwrap();
+    let out = ws
+        .tackle(&["call", "bash", r#"{"command":"seq 1 20000"}"#, "--yes"])
+        .assert()
+        .code(0)
+        .stderr(contains(
+            "tackle: the full output was not saved: the managed output directory",
+        ));
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.starts_with("1\n2\n") && text.contains("\n20000"),
+        "{text}"
+    );
+    assert!(text.len() <= 50 * 1024, "{}", text.len());
+    assert!(
+        text.contains("The full output could not be saved (the managed output directory is not a directory), so only this preview is left."),
+        "{text}"
+    );
+}

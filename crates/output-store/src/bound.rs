@@ -11,6 +11,7 @@ use tackle_tool_core::{OutputContent, ToolOutput};
 
 use crate::preview::{self, Limits, MarkerInfo};
 use crate::reference::OutputRef;
+use crate::spill::Written;
 use crate::store::OutputStore;
 use crate::text::{Text, count_lines, more_lines_than};
 use crate::{MAX_INLINE_MEDIA_BYTES, StoreError, structured};
@@ -30,6 +31,10 @@ pub struct Bounded {
     pub omitted_bytes: u64,
     /// The managed outputs holding what was left out: the text's, then the structured value's.
     pub references: Vec<OutputRef>,
+    /// Why what was left out could not be saved (the storage error, for the host), when a
+    /// spill failed: the preview is kept and its marker tells the model, and what it left out
+    /// is lost.
+    pub unsaved: Option<String>,
 }
 
 /// A text after the bound, from [`OutputStore::bound_bytes`].
@@ -47,24 +52,33 @@ pub struct BoundedText {
     pub reference: Option<OutputRef>,
     /// The bytes were not valid UTF-8: the text shows U+FFFD and the managed output keeps them.
     pub invalid_utf8: bool,
+    /// Why the bytes could not be saved (the storage error, for the host), when the spill
+    /// failed: the preview is kept and its marker tells the model.
+    pub unsaved: Option<String>,
 }
 
 /// The note a preview of invalid UTF-8 carries.
 const INVALID_UTF8_NOTE: &str = "The output is not valid UTF-8: invalid bytes are shown as \
                                  U+FFFD here and kept unchanged in the full output.";
+/// The note when the full output could not be saved.
+const INVALID_UTF8_UNSAVED_NOTE: &str =
+    "The output is not valid UTF-8: invalid bytes are shown as U+FFFD here.";
 
 struct TextBound {
     preview: String,
     omitted_lines: u64,
     omitted_bytes: u64,
-    reference: OutputRef,
+    /// The managed output, or the storage error that kept it from being saved.
+    reference: Result<OutputRef, String>,
 }
 
 impl OutputStore {
     /// Bounds one tool output (see the crate documentation for the rules). Within the limits it
     /// is returned unchanged with no reference; otherwise the full text (and a structured value
     /// over the structured limit) is saved as a managed output and replaced by a preview. A
-    /// storage failure is an error, never an empty or silently shortened preview.
+    /// storage failure (directory gone bad, disk full) keeps the preview, whose marker says the
+    /// full output could not be saved and why, and is reported in [`Bounded::unsaved`]: the
+    /// result is never lost, nor silently shortened.
     pub fn bound(
         &self,
         session_id: &str,
@@ -78,6 +92,7 @@ impl OutputStore {
                 omitted_lines: 0,
                 omitted_bytes: 0,
                 references: Vec::new(),
+                unsaved: None,
             });
         }
         self.bound_spilling(session_id, call_id, output)
@@ -112,6 +127,7 @@ impl OutputStore {
         let mut omitted_lines = 0;
         let mut omitted_bytes = 0;
         let mut references = Vec::new();
+        let mut unsaved = None;
         // A text tool's structured value is its text (a JSON string): bounded once, as the
         // text, never saved a second time.
         let structured_is_text = matches!(
@@ -122,7 +138,10 @@ impl OutputStore {
             truncated |= text.omitted_bytes > 0;
             omitted_lines += text.omitted_lines;
             omitted_bytes += text.omitted_bytes;
-            references.push(text.reference);
+            match text.reference {
+                Ok(reference) => references.push(reference),
+                Err(err) => unsaved = Some(err),
+            }
             if structured_is_text {
                 output.structured = Value::String(text.preview.clone());
             }
@@ -136,16 +155,24 @@ impl OutputStore {
             let bytes = structured::compact_len(&output.structured, usize::MAX)?.unwrap_or(0);
             let pretty =
                 serde_json::to_vec_pretty(&output.structured).map_err(StoreError::Encode)?;
-            let written = self.spill(session_id, call_id, &pretty)?;
-            output.structured = structured::replacement(
-                &written.reference,
-                bytes,
-                limit,
-                self.config().paging.as_ref(),
-            );
+            output.structured = match self.try_spill(session_id, call_id, &pretty)? {
+                Ok(written) => {
+                    let replacement = structured::replacement(
+                        &written.reference,
+                        bytes,
+                        limit,
+                        self.config().paging.as_ref(),
+                    );
+                    references.push(written.reference);
+                    replacement
+                }
+                Err((reason, err)) => {
+                    unsaved.get_or_insert(err);
+                    structured::unsaved_replacement(bytes, &reason)
+                }
+            };
             truncated = true;
             omitted_bytes += bytes as u64;
-            references.push(written.reference);
         }
         Ok(Bounded {
             output,
@@ -153,6 +180,7 @@ impl OutputStore {
             omitted_lines,
             omitted_bytes,
             references,
+            unsaved,
         })
     }
 
@@ -206,6 +234,7 @@ impl OutputStore {
                         omitted_bytes: 0,
                         reference: None,
                         invalid_utf8: false,
+                        unsaved: None,
                     });
                 }
                 let bound = self.preview_text(session_id, call_id, Text::str(&text), None)?;
@@ -218,17 +247,39 @@ impl OutputStore {
                 (bound, true)
             }
         };
+        let (reference, unsaved) = match text.reference {
+            Ok(reference) => (Some(reference), None),
+            Err(err) => (None, Some(err)),
+        };
         Ok(BoundedText {
             text: text.preview,
             truncated: text.omitted_bytes > 0,
             omitted_lines: text.omitted_lines,
             omitted_bytes: text.omitted_bytes,
-            reference: Some(text.reference),
+            reference,
             invalid_utf8: invalid,
+            unsaved,
         })
     }
 
-    /// Saves `text` and returns its preview.
+    /// Saves `body`; a storage failure is `Ok(Err((reason for the model, error for the
+    /// host)))`, any other failure an error.
+    fn try_spill(
+        &self,
+        session_id: &str,
+        call_id: &str,
+        body: &[u8],
+    ) -> Result<Result<Written, (String, String)>, StoreError> {
+        match self.spill(session_id, call_id, body) {
+            Ok(written) => Ok(Ok(written)),
+            Err(err) => match err.unsaved_reason() {
+                Some(reason) => Ok(Err((reason, err.to_string()))),
+                None => Err(err),
+            },
+        }
+    }
+
+    /// Saves `text` and returns its preview (a preview saying so when it cannot be saved).
     fn preview_text(
         &self,
         session_id: &str,
@@ -237,10 +288,20 @@ impl OutputStore {
         note: Option<&str>,
     ) -> Result<TextBound, StoreError> {
         let config = self.config();
-        let written = self.spill(session_id, call_id, text.bytes)?;
-        let reference = written.reference.to_string();
+        let (saved, total_lines) = match self.try_spill(session_id, call_id, text.bytes)? {
+            Ok(written) => (Ok(written.reference), written.total_lines),
+            Err(failed) => (Err(failed), count_lines(text.bytes)),
+        };
+        let shown = match &saved {
+            Ok(reference) => Ok(reference.to_string()),
+            Err((reason, _)) => Err(reason.as_str()),
+        };
+        let note = match (&saved, note) {
+            (Err(_), Some(_)) => Some(INVALID_UTF8_UNSAVED_NOTE),
+            _ => note,
+        };
         let info = MarkerInfo {
-            reference: &reference,
+            reference: shown.as_ref().map(String::as_str).map_err(|reason| *reason),
             paging: config.paging.as_ref(),
             note,
         };
@@ -248,12 +309,12 @@ impl OutputStore {
             lines: config.max_lines,
             bytes: config.max_bytes,
         };
-        let preview = preview::preview(text, written.total_lines, limits, &info);
+        let preview = preview::preview(text, total_lines, limits, &info);
         Ok(TextBound {
             preview: preview.render(text),
             omitted_lines: preview.omitted_lines,
             omitted_bytes: preview.omitted_bytes,
-            reference: written.reference,
+            reference: saved.map_err(|(_, err)| err),
         })
     }
 }

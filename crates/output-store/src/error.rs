@@ -124,3 +124,21 @@ pub enum StoreError {
         source: io::Error,
     },
 }
+
+impl StoreError {
+    /// For a failure to save a managed output (the directory or the disk, not the request),
+    /// the reason in words a model may read: the operating system's error, never a path.
+    pub(crate) fn unsaved_reason(&self) -> Option<String> {
+        match self {
+            Self::NotADirectory { .. } => {
+                Some("the managed output directory is not a directory".to_owned())
+            }
+            Self::SymlinkedDirectory { .. } => {
+                Some("the managed output directory is a symbolic link".to_owned())
+            }
+            Self::Directory { source, .. } | Self::Write { source, .. } => Some(source.to_string()),
+            Self::Random(err) => Some(format!("no random name could be drawn: {err}")),
+            _ => None,
+        }
+    }
+}

@@ -26,7 +26,9 @@
 //!   `spill_cap` (head and tail kept, the gap recorded); the directory has a size quota (oldest
 //!   evicted) and age retention. Models and hosts only ever see `tool-output://<id>`.
 //! - Every storage failure is a typed [`StoreError`]; nothing degrades to a silent, empty or
-//!   unexplained preview.
+//!   unexplained preview. A spill that fails (directory gone bad, disk full) keeps the preview:
+//!   its marker says the full output could not be saved and why, without a path, and
+//!   [`Bounded::unsaved`] carries the error for the host.
 //!
 //! ```
 //! use tackle_output_store::{OutputStore, PageLimits, StoreConfig};

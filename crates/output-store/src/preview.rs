@@ -27,7 +27,8 @@ pub(crate) struct Limits {
 /// What the marker names: the reference, the host's paging tool if any, and an optional note.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MarkerInfo<'a> {
-    pub(crate) reference: &'a str,
+    /// The managed output's reference, or why the full output could not be saved.
+    pub(crate) reference: Result<&'a str, &'a str>,
     pub(crate) paging: Option<&'a PagingHint>,
     pub(crate) note: Option<&'a str>,
 }
@@ -319,32 +320,14 @@ struct Counts {
 }
 
 fn marker(form: Form, counts: &Counts, info: &MarkerInfo<'_>) -> String {
-    let reference = info.reference;
-    let Counts {
-        omitted_lines: ol,
-        total_lines: tl,
-        omitted_bytes: ob,
-        total_bytes: tb,
-        ..
-    } = *counts;
+    let reference = match info.reference {
+        Ok(reference) => reference,
+        Err(reason) => return unsaved_marker(form, counts, reason, info.note),
+    };
+    let (ol, ob) = (counts.omitted_lines, counts.omitted_bytes);
     match form {
         Form::Full => {
-            let lead = if ob > 0 || counts.clamped > 0 {
-                let gap = counts
-                    .gap
-                    .map(|(a, b)| format!(" (lines {a}-{b})"))
-                    .unwrap_or_default();
-                let clamped = if counts.clamped > 0 {
-                    format!("; long lines shortened: {}", counts.clamped)
-                } else {
-                    String::new()
-                };
-                format!(
-                    "output truncated: omitted {ol} of {tl} lines{gap} and {ob} of {tb} bytes{clamped}"
-                )
-            } else {
-                format!("nothing omitted ({tl} lines, {tb} bytes)")
-            };
+            let lead = lead(counts);
             let note = info.note.map(|n| format!(" {n}")).unwrap_or_default();
             match info.paging {
                 Some(paging) => format!(
@@ -366,6 +349,52 @@ fn marker(form: Form, counts: &Counts, info: &MarkerInfo<'_>) -> String {
             ),
         },
         Form::Minimal => format!("[... truncated; full output: {reference} ...]"),
+    }
+}
+
+/// The first words of a full marker: what was omitted.
+fn lead(counts: &Counts) -> String {
+    let Counts {
+        omitted_lines: ol,
+        total_lines: tl,
+        omitted_bytes: ob,
+        total_bytes: tb,
+        ..
+    } = *counts;
+    if ob > 0 || counts.clamped > 0 {
+        let gap = counts
+            .gap
+            .map(|(a, b)| format!(" (lines {a}-{b})"))
+            .unwrap_or_default();
+        let clamped = if counts.clamped > 0 {
+            format!("; long lines shortened: {}", counts.clamped)
+        } else {
+            String::new()
+        };
+        format!("output truncated: omitted {ol} of {tl} lines{gap} and {ob} of {tb} bytes{clamped}")
+    } else {
+        format!("nothing omitted ({tl} lines, {tb} bytes)")
+    }
+}
+
+/// The marker of a preview whose full output could not be saved: it says so and why, so the
+/// model knows the omitted part is gone rather than looking for a reference.
+fn unsaved_marker(form: Form, counts: &Counts, reason: &str, note: Option<&str>) -> String {
+    let (ol, ob) = (counts.omitted_lines, counts.omitted_bytes);
+    match form {
+        Form::Full => {
+            let note = note.map(|n| format!(" {n}")).unwrap_or_default();
+            format!(
+                "[... {}. The full output could not be saved ({reason}), so only this preview \
+                 is left.{note} ...]",
+                lead(counts)
+            )
+        }
+        Form::Short => format!(
+            "[... truncated: omitted {ol} lines, {ob} bytes; the full output could not be saved \
+             ...]"
+        ),
+        Form::Minimal => "[... truncated; the full output could not be saved ...]".to_owned(),
     }
 }
 

@@ -11,7 +11,7 @@ static PAGING: std::sync::LazyLock<crate::PagingHint> =
 
 fn info() -> MarkerInfo<'static> {
     MarkerInfo {
-        reference: REF,
+        reference: Ok(REF),
         paging: Some(&PAGING),
         note: None,
     }

@@ -122,6 +122,16 @@ pub(crate) fn replacement(
     }
 }
 
+/// What replaces a structured value over the limit that could not be saved: its size and
+/// why it is gone.
+pub(crate) fn unsaved_replacement(bytes: usize, reason: &str) -> Value {
+    json!({
+        "truncated": true,
+        "bytes": bytes,
+        "unsaved": format!("the structured output was too large and could not be saved ({reason})"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

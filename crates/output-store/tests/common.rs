@@ -11,6 +11,11 @@ pub(crate) fn store(dir: &Path) -> OutputStore {
     OutputStore::new(paging(StoreConfig::in_data_dir(dir)))
 }
 
+/// A store for `config`, with markers that name `read` as the paging tool.
+pub(crate) fn paging_store(config: StoreConfig) -> OutputStore {
+    OutputStore::new(paging(config))
+}
+
 /// A store with the given line and byte limits.
 pub(crate) fn store_with(dir: &Path, max_lines: usize, max_bytes: usize) -> OutputStore {
     OutputStore::new(paging({

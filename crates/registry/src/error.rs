@@ -14,7 +14,8 @@ pub enum SettleError {
     /// A bug or broken environment, unchanged from the tool.
     #[error(transparent)]
     Defect(#[from] Defect),
-    /// The output store could not keep a result that had to be bounded.
+    /// The output store could not bound the result (limits it cannot work with, inline media
+    /// over its limit); a failure to save a managed output keeps the preview instead.
     #[error("cannot bound the tool output: {0}")]
     Store(#[from] StoreError),
 }

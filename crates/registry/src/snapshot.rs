@@ -40,6 +40,7 @@ pub struct Settlement {
     truncated: bool,
     omitted_lines: u64,
     omitted_bytes: u64,
+    unsaved: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -59,6 +60,7 @@ impl Settlement {
             truncated: false,
             omitted_lines: 0,
             omitted_bytes: 0,
+            unsaved: None,
         }
     }
 
@@ -110,6 +112,12 @@ impl Settlement {
     pub fn omitted_bytes(&self) -> u64 {
         self.omitted_bytes
     }
+
+    /// Why what bounding left out could not be saved (the output store's error, for the host
+    /// to log), when a spill failed; the model's preview says so itself.
+    pub fn unsaved(&self) -> Option<&str> {
+        self.unsaved.as_deref()
+    }
 }
 
 /// The wire shape: `{"result": ..., "output": ..., "references": [...], ...}`, with absent
@@ -130,6 +138,8 @@ impl Serialize for Settlement {
             omitted_lines: u64,
             #[serde(skip_serializing_if = "is_zero")]
             omitted_bytes: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            unsaved: Option<&'a str>,
         }
         Wire {
             result: self.result(),
@@ -138,6 +148,7 @@ impl Serialize for Settlement {
             truncated: self.truncated,
             omitted_lines: self.omitted_lines,
             omitted_bytes: self.omitted_bytes,
+            unsaved: self.unsaved(),
         }
         .serialize(serializer)
     }
@@ -205,6 +216,11 @@ impl Materialization {
     /// path or pattern echoed back, a failure listing thousands of files) becomes its preview,
     /// and the full message a managed output.
     ///
+    /// A managed output that cannot be saved (the store's directory gone bad, the disk full)
+    /// loses nothing the preview shows: the preview's marker says the rest could not be saved,
+    /// and [`Settlement::unsaved`] carries the store's error. Limits the store cannot work
+    /// with, and inline media over its limit, are [`SettleError::Store`].
+    ///
     /// Once the tool starts, it finishes even if its registration goes away meanwhile.
     pub async fn settle(&self, call: &Call, ctx: &Context) -> Result<Settlement, SettleError> {
         let store = &self.registry.store;
@@ -246,6 +262,7 @@ impl Materialization {
                 truncated: false,
                 omitted_lines: 0,
                 omitted_bytes: 0,
+                unsaved: None,
             });
         }
         // Spilling writes up to the spill cap and may sweep the directory: blocking work for
@@ -257,6 +274,7 @@ impl Materialization {
             truncated: bounded.truncated,
             omitted_lines: bounded.omitted_lines,
             omitted_bytes: bounded.omitted_bytes,
+            unsaved: bounded.unsaved,
         })
     }
 }
@@ -284,6 +302,7 @@ async fn settle_error(
         truncated: bounded.truncated,
         omitted_lines: bounded.omitted_lines,
         omitted_bytes: bounded.omitted_bytes,
+        unsaved: bounded.unsaved,
     })
 }
 

@@ -181,7 +181,7 @@ async fn a_large_success_is_bounded_with_a_reference() {
 }
 
 #[tokio::test]
-async fn a_store_failure_propagates_from_settle() {
+async fn a_store_that_cannot_save_keeps_the_preview() {
     let data = tempfile::tempdir().unwrap();
     let managed = data.path().join("tool-output");
     std::fs::write(&managed, "not a directory").unwrap();
@@ -194,8 +194,22 @@ async fn a_store_failure_propagates_from_settle() {
         .register(named(&[("big", big_text_tool())]))
         .unwrap();
     let call = Call::new("c", "big", json!({}));
-    let result = registry.materialize(&ShowAll).settle(&call, &ctx()).await;
-    assert!(matches!(result, Err(SettleError::Store(_))), "{result:?}");
+    let settled = registry
+        .materialize(&ShowAll)
+        .settle(&call, &ctx())
+        .await
+        .unwrap();
+    // The model keeps a bounded preview that says the rest is lost; the host learns why.
+    let ResultValue::Text(preview) = settled.result() else {
+        panic!("{settled:?}")
+    };
+    assert!(preview.len() <= tackle_output_store::MAX_BYTES);
+    assert!(
+        preview.contains("The full output could not be saved (the managed output directory is not a directory), so only this preview is left."),
+        "{preview}"
+    );
+    assert!(settled.truncated() && settled.references().is_empty());
+    assert!(settled.unsaved().unwrap().contains("is not a directory"));
     // A failure result within the limits needs no managed output, so it cannot hit the store.
     let _f = registry
         .tools()
