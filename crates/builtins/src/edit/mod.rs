@@ -1,7 +1,8 @@
 //! The `edit` leaf: replace one region of a file (or every one, with `replaceAll`).
 //!
-//! Order (reference ED1–ED7): identical strings → empty oldString → resolve →
-//! `external_directory` → `edit` → read, match, commit; a denial means nothing was read.
+//! Order (reference ED1–ED7): identical strings → resolve → `external_directory` → `edit` →
+//! read, match, commit; a denial means nothing was read. An empty oldString creates the file
+//! (or fills an empty one) after the same checks, and is refused on a file with content.
 //!
 //! Invariants:
 //! - Byte-faithful: the BOM, each line's own ending and the final-newline state are kept, and
@@ -11,6 +12,7 @@
 //!   so concurrent edits of one file are serialized and none is lost; the commit still checks
 //!   the bytes' hash, so a writer outside this process is never overwritten.
 
+mod create;
 mod ladder;
 mod needle;
 mod report;
@@ -38,7 +40,8 @@ surrounding lines to be unique, or set replaceAll to replace every occurrence. M
 exact first; if that fails, differences in line endings and trailing whitespace, then a \
 consistent indentation offset (newString is re-indented to match), then typographic quotes, \
 dashes and spaces are tolerated, always requiring exactly one region. The file keeps its \
-encoding, byte order mark and line endings. To create a file or replace all of it, use write.";
+encoding, byte order mark and line endings. An empty oldString creates a file that does not \
+exist yet (or fills an empty one) with newString; to replace all of a file, use write.";
 
 /// The input of `edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -102,11 +105,6 @@ impl Execute for Edit {
                 "No changes to apply: oldString and newString are identical.",
             ));
         }
-        if input.old_string.is_empty() {
-            return Err(ToolError::failure(
-                "oldString must not be empty. Use write to create or overwrite a file.",
-            ));
-        }
         let unable = format!("Unable to edit {}", input.path);
         let resolved = self
             .services
@@ -116,14 +114,26 @@ impl Execute for Edit {
         authorize(&self.services.permission, ctx, &resolved, "edit")
             .await
             .map_err(|err| prefixed_denial(&unable, err))?;
+        let limit = ctx.budget.max_structured_bytes();
+        let path = input.path;
+        if input.old_string.is_empty() {
+            let new = input.new_string;
+            let outcome = self
+                .services
+                .files
+                .transact_canonical(&resolved.canonical, move |tx| create::create(tx, &new))
+                .await;
+            return match outcome {
+                Ok(created) => Ok(created.into_output(&resolved.resource, limit)),
+                Err(failure) => Err(ToolError::failure(failure.message(&path))),
+            };
+        }
         let request = Request {
             resource: resolved.resource.clone(),
             old: input.old_string,
             new: input.new_string,
             replace_all: input.replace_all.unwrap_or(false),
         };
-        let path = input.path;
-        let limit = ctx.budget.max_structured_bytes();
         let outcome = self
             .services
             .files
@@ -167,6 +177,8 @@ pub(crate) struct Prepared {
 #[derive(Debug)]
 pub(crate) enum Failure {
     NotFound,
+    /// An empty oldString for a file that has content.
+    HasContent,
     NotUtf8 {
         offset: usize,
         line: usize,
@@ -190,6 +202,10 @@ impl Failure {
     fn message(&self, path: &str) -> String {
         match self {
             Self::NotFound => format!("File not found: {path}. Use write to create it."),
+            Self::HasContent => format!(
+                "oldString must not be empty: {path} already has content. Give the text to \
+                 replace, or use write to replace the whole file."
+            ),
             Self::NotUtf8 { utf16: true, .. } => format!(
                 "Cannot edit {path}: the file is UTF-16. edit only changes UTF-8 files; use write \
                  to replace the whole file."
@@ -301,12 +317,22 @@ impl Prepared {
             matched_with: self.plan.rung,
             line_numbers_stripped: self.stripped,
         };
-        // The reference's compact form: the counts stay, the bulky patch goes.
-        let size = serde_json::to_vec(&output).map_or(usize::MAX, |json| json.len());
-        if size > max_structured_bytes {
-            output.files = output.files.into_iter().map(FileDiff::compact).collect();
-        }
+        output.compact_if_over(max_structured_bytes);
         Rendered::text(output, text)
+    }
+}
+
+impl EditOutput {
+    /// The reference's compact form when the output is over `max_structured_bytes`: the counts
+    /// stay, the bulky patch goes.
+    fn compact_if_over(&mut self, max_structured_bytes: usize) {
+        let size = serde_json::to_vec(&*self).map_or(usize::MAX, |json| json.len());
+        if size > max_structured_bytes {
+            self.files = std::mem::take(&mut self.files)
+                .into_iter()
+                .map(FileDiff::compact)
+                .collect();
+        }
     }
 }
 
