@@ -9,8 +9,11 @@ use super::report;
 use super::{EditOutput, Failure, Rung};
 use crate::diff::{DiffStatus, FileDiff};
 use crate::error::Error;
-use crate::mutation::{BOM, ContentHash, Transaction};
-use crate::text;
+use std::path::Path;
+
+use crate::mutation::{ContentHash, Transaction};
+use crate::text::encoding::{self, Encoding};
+use crate::text::{self, FileText};
 
 /// A file made (or an empty file filled) from newString.
 #[derive(Debug)]
@@ -19,38 +22,40 @@ pub(super) struct Created {
     existed: bool,
     /// newString without a leading U+FEFF when the file keeps its own BOM.
     text: String,
+    /// The encoding of the filled file (an empty file keeps its own).
+    encoding: Encoding,
 }
 
-/// Creates the target with `new`, or fills it when it exists and holds no text.
-pub(super) fn create(tx: &mut Transaction, new: &str) -> Result<Created, Failure> {
+/// Creates the target (`resource`) with `new`, or fills it when it exists and holds no text.
+pub(super) fn create(tx: &mut Transaction, resource: &str, new: &str) -> Result<Created, Failure> {
     let Some(bytes) = tx.read()? else {
         return match tx.create(new.as_bytes()) {
             Ok(_) => Ok(Created {
                 existed: false,
                 text: new.to_owned(),
+                encoding: Encoding::Utf8 { bom: 0 },
             }),
             // Someone created it between the read and now: theirs is not overwritten.
             Err(Error::TargetExists { .. }) => Err(Failure::Stale),
             Err(err) => Err(err.into()),
         };
     };
-    let empty = text::decode(&bytes).is_ok_and(|decoded| decoded.body.is_empty());
-    if !empty {
-        return Err(Failure::HasContent);
-    }
-    // A file that is only a BOM keeps it, and keeps exactly one.
-    let bom = !bytes.is_empty();
-    let body = if bom {
-        new.trim_start_matches('\u{FEFF}')
-    } else {
-        new
+    let encoding = match text::read_text(&bytes, Path::new(resource)) {
+        Ok(FileText { encoding, body }) if body.is_empty() => encoding,
+        _ => return Err(Failure::HasContent),
     };
-    let prefix: &[u8] = if bom { BOM } else { b"" };
-    let out = [prefix, body.as_bytes()].concat();
+    // A file that is only a BOM keeps it, and keeps exactly one.
+    let body = if encoding.bom().is_empty() {
+        new
+    } else {
+        new.trim_start_matches('\u{FEFF}')
+    };
+    let out = encoding::encode(body, encoding).map_err(Failure::Unencodable)?;
     tx.write_if_unchanged(ContentHash::of(&bytes), &out)?;
     Ok(Created {
         existed: true,
         text: body.to_owned(),
+        encoding,
     })
 }
 
@@ -76,6 +81,7 @@ impl Created {
             replacements: 1,
             matched_with: Rung::Exact,
             line_numbers_stripped: false,
+            encoding: self.encoding.label().map(str::to_owned),
         };
         output.compact_if_over(max_structured_bytes);
         Rendered::text(output, text)

@@ -323,9 +323,10 @@ async fn line_numbers_copied_from_read_are_removed() {
 #[tokio::test]
 async fn non_utf8_files_are_refused_untouched() {
     let fx = Fixture::new();
-    fx.put("latin1.txt", b"caf\xe9\nnext\n");
-    insta::assert_snapshot!(fx.failure("edit", json!({"path": "latin1.txt", "oldString": "next", "newString": "x"})).await, @"Cannot edit latin1.txt: the file is not valid UTF-8 (first invalid byte at byte offset 3, line 1). edit only changes UTF-8 files and never rewrites other encodings; use write to replace the whole file.");
-    assert_eq!(fx.bytes("latin1.txt"), b"caf\xe9\nnext\n");
+    // GBK: runs of high bytes are no Latin-1, so read shows no text of it either.
+    fx.put("gbk.txt", b"ok\n\xC4\xE3\xBA\xC3\nnext\n");
+    insta::assert_snapshot!(fx.failure("edit", json!({"path": "gbk.txt", "oldString": "next", "newString": "x"})).await, @"Cannot edit gbk.txt: the file is not valid UTF-8 (first invalid byte at byte offset 3, line 2). edit changes UTF-8, UTF-16 and Latin-1 files and never rewrites bytes it cannot read; use write to replace the whole file.");
+    assert_eq!(fx.bytes("gbk.txt"), b"ok\n\xC4\xE3\xBA\xC3\nnext\n");
 }
 
 #[tokio::test]
