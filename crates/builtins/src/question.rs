@@ -3,8 +3,10 @@
 //! The host supplies a [`QuestionService`]; a host that cannot ask anyone (headless) supplies
 //! none, and the tool is then left out of the catalog instead of being offered and hanging
 //! (see [`LocationServices::with_questions`](crate::LocationServices::with_questions)). A dismissal is
-//! [`Halt::Dismissed`]: the host's turn stops and the model sees nothing. There is no timeout:
-//! the user answers when they answer (QU5).
+//! a failure the model reads (`The user dismissed this question`, the text opencode and Kilo
+//! show): the user chose not to answer, and the model goes on without the answer instead of
+//! the turn ending. Cancelling the call is still a halt. There is no timeout: the user answers
+//! when they answer (QU5).
 
 use std::fmt;
 use std::future::Future;
@@ -14,7 +16,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tackle_permission::{Permission, Request};
-use tackle_tool_core::{Content, Context, Defect, Execute, Halt, Tool, ToolError};
+use tackle_tool_core::{Content, Context, Defect, Execute, Tool, ToolError};
 
 /// The model-facing description of `question` (QU6).
 const DESCRIPTION: &str = "\
@@ -86,7 +88,7 @@ pub struct QuestionRequest {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum QuestionError {
-    /// The user dismissed the questions: the host's turn stops.
+    /// The user dismissed the questions: the model is told so and goes on without answers.
     #[error("The user dismissed this question")]
     Dismissed,
     /// The host could not ask (its terminal or connection broke): a defect of the host.
@@ -164,7 +166,9 @@ impl Execute for Question {
         };
         let answers = match self.service.ask(request).await {
             Ok(answers) => answers,
-            Err(QuestionError::Dismissed) => return Err(Halt::Dismissed.into()),
+            Err(dismissed @ QuestionError::Dismissed) => {
+                return Err(ToolError::failure(dismissed.to_string()));
+            }
             Err(failed @ QuestionError::Failed(_)) => {
                 return Err(Defect::with_source("the question service failed", failed).into());
             }

@@ -8,7 +8,7 @@ use tackle_permission::{Effect, Reply, Rule, Ruleset};
 use tackle_tool_core::{Defect, Halt, ToolError};
 
 use super::interactive_support::{
-    allowing, built, denying, failure, offered, permission_with, services, settle, text,
+    allowing, built, ctx, denying, failure, offered, permission_with, services, settle, text,
 };
 
 /// The `question` tool asking through `service`.
@@ -127,21 +127,40 @@ async fn a_denied_question_is_hidden_and_fails_without_asking() {
 }
 
 #[tokio::test]
-async fn a_dismissal_halts_the_turn() {
+async fn a_dismissal_is_a_failure_the_model_reads() {
     let (permission, _) = allowing();
     let tool = question_tool(
         permission,
         Arc::new(Scripted::new(Err(QuestionError::Dismissed))),
     );
-    let result = settle(&tool, "question", three_questions()).await;
+    let message = failure(settle(&tool, "question", three_questions()).await);
+    insta::assert_snapshot!(message, @"The user dismissed this question");
+}
+
+#[tokio::test]
+async fn a_cancelled_question_halts_the_turn() {
+    let (permission, _) = allowing();
+    let tool = question_tool(permission, Arc::new(Unanswered));
+    let ctx = ctx("s");
+    let cancel = ctx.cancel.clone();
+    let call = tackle_tool_core::Call::new("call_1", "question", three_questions());
+    let (result, ()) = tokio::join!(tool.run_unbounded(&call, &ctx), async move {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        cancel.cancel();
+    });
     assert!(
-        matches!(result, Err(ToolError::Halt(Halt::Dismissed))),
+        matches!(result, Err(ToolError::Halt(Halt::Cancelled))),
         "{result:?}"
     );
-    assert_eq!(
-        QuestionError::Dismissed.to_string(),
-        "The user dismissed this question"
-    );
+}
+
+/// A user who never answers.
+struct Unanswered;
+
+impl QuestionService for Unanswered {
+    fn ask(&self, _: QuestionRequest) -> QuestionFuture {
+        Box::pin(std::future::pending())
+    }
 }
 
 #[tokio::test]

@@ -305,3 +305,73 @@ fn file_samples_are_sorted_capped_and_skip_skill_files() {
     assert_eq!(files[9], root.join("scripts/s08.sh"));
     assert!(files.iter().all(|f| f.file_name().unwrap() != "SKILL.md"));
 }
+
+#[test]
+fn other_agents_places_and_the_users_home_are_searched_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    let home = root.join("home");
+    let config = home.join(".config");
+    // One skill of each place, and a name in several places to show which wins.
+    let places = [
+        (root.join(".kilo/skills"), "kilo"),
+        (root.join(".kilocode/skills"), "kilocode"),
+        (root.join(".agents/skills"), "agents"),
+        (config.join("tackle/skills"), "user-tackle"),
+        (config.join("opencode/skills"), "user-opencode"),
+        (config.join("kilo/skills"), "user-kilo"),
+        (home.join(".kilocode/skills"), "home-kilocode"),
+        (home.join(".claude/skills"), "home-claude"),
+        (home.join(".agents/skills"), "home-agents"),
+    ];
+    for (place, name) in &places {
+        write(
+            &place.join(name).join("SKILL.md"),
+            &skill_md(name, "Own.", ""),
+        );
+        write(
+            &place.join("shared/SKILL.md"),
+            &skill_md("shared", &format!("From {name}."), ""),
+        );
+    }
+    let sources = SkillSources::for_user(Some(&home), Some(&config));
+    let catalog = SkillCatalog::discover(&root, &sources);
+    let mut names: Vec<&str> = catalog.skills().iter().map(|s| s.name.as_str()).collect();
+    names.retain(|name| *name != "shared");
+    let mut expected: Vec<&str> = places.iter().map(|(_, name)| *name).collect();
+    expected.sort_unstable();
+    assert_eq!(names, expected);
+    // The project's places come before the user's; among them, Kilo's before `.agents`.
+    assert_eq!(catalog.get("shared").unwrap().description, "From kilo.");
+    let shadowed: Vec<String> = catalog
+        .problems()
+        .iter()
+        .map(|p| p.path.strip_prefix(&root).unwrap().display().to_string())
+        .collect();
+    assert_eq!(
+        shadowed,
+        [
+            ".kilocode/skills/shared/SKILL.md",
+            ".agents/skills/shared/SKILL.md",
+            "home/.config/tackle/skills/shared/SKILL.md",
+            "home/.config/opencode/skills/shared/SKILL.md",
+            "home/.config/kilo/skills/shared/SKILL.md",
+            "home/.kilocode/skills/shared/SKILL.md",
+            "home/.claude/skills/shared/SKILL.md",
+            "home/.agents/skills/shared/SKILL.md",
+        ]
+    );
+}
+
+#[test]
+fn a_location_that_is_the_home_directory_finds_each_skill_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = fs::canonicalize(dir.path()).unwrap();
+    write(
+        &home.join(".claude/skills/mine/SKILL.md"),
+        &skill_md("mine", "Mine.", ""),
+    );
+    let catalog = SkillCatalog::discover(&home, &SkillSources::for_user(Some(&home), None));
+    assert_eq!(catalog.skills().len(), 1);
+    assert!(catalog.problems().is_empty(), "{:?}", catalog.problems());
+}

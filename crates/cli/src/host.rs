@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use tackle_builtins::skill::SkillSources;
 use tackle_builtins::{FileMutation, Location, LocationServices};
 use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{AnswerAll, Asker, Permission, Protected, Reply};
@@ -32,6 +33,8 @@ pub(crate) struct HostOptions {
     pub(crate) data_dir: Option<PathBuf>,
     pub(crate) config: Option<PathBuf>,
     pub(crate) yes: bool,
+    /// The user's skill directories (from the environment; tests give their own home).
+    pub(crate) skills: SkillSources,
 }
 
 /// One Location's registry with the builtins registered, and the rules that filter its catalog.
@@ -62,7 +65,8 @@ impl Host {
             permission.clone(),
             store.clone(),
             FileMutation::default(),
-        );
+        )
+        .with_skills(options.skills.clone());
         if let Some(terminal) = TerminalQuestions::detect() {
             services = services.with_questions(Arc::new(terminal));
         }

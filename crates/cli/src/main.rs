@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use tackle_builtins::skill::SkillSources;
 
 use crate::error::CliError;
 use crate::host::HostOptions;
@@ -132,6 +133,7 @@ fn main() -> ExitCode {
                     data_dir: cli.data_dir,
                     config,
                     yes: false,
+                    skills: user_skills(),
                 };
                 tools::run(format, &options)
             }
@@ -148,6 +150,7 @@ fn main() -> ExitCode {
                     data_dir: cli.data_dir,
                     config,
                     yes,
+                    skills: user_skills(),
                 };
                 call::run(&tool, input.as_deref(), &options, json).await
             }
@@ -165,6 +168,11 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => report(&err),
     }
+}
+
+/// The user's skill directories, found from `HOME` and `XDG_CONFIG_HOME`.
+fn user_skills() -> SkillSources {
+    SkillSources::from_env(|key| std::env::var_os(key))
 }
 
 fn report(err: &CliError) -> ExitCode {

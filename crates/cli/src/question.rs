@@ -3,7 +3,8 @@
 //! Offered only when stdin is a terminal ([`TerminalQuestions::detect`]); without one the host
 //! has no question service, so `question` is not in the catalog (instead of hanging). For each
 //! question the user types option numbers (several, comma-separated, when `multiple` is set),
-//! their own answer, or nothing to leave it unanswered; end of input (Ctrl-D) dismisses.
+//! their own answer, or nothing to leave it unanswered; end of input (Ctrl-D) dismisses them,
+//! and the call's error result tells the model so.
 
 use std::io::{self, BufRead, IsTerminal, Write};
 

@@ -13,10 +13,15 @@ use std::path::Path;
 use assert_cmd::Command;
 
 /// The binary, with its data directory (managed outputs, saved approvals) in `data`, so a test
-/// never writes to the user's real data directory.
+/// never writes to the user's real data directory. `data` is also the child's home, so the
+/// user's own skills and configuration never reach a test.
 pub(crate) fn tackle_in(data: &Path) -> Command {
     let mut command = Command::cargo_bin("tackle").unwrap();
-    command.arg("--data-dir").arg(data);
+    command
+        .arg("--data-dir")
+        .arg(data)
+        .env("HOME", data)
+        .env_remove("XDG_CONFIG_HOME");
     command
 }
 

@@ -78,3 +78,36 @@ fn an_unknown_format_is_a_usage_error() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn skills_from_other_agents_places_and_the_users_home_are_offered() {
+    let ws = Workspace::new();
+    let skill = |dir: &std::path::Path, name: &str| {
+        let file = dir.join(name).join("SKILL.md");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(
+            &file,
+            format!("---\nname: {name}\ndescription: The {name} skill.\n---\nBody.\n"),
+        )
+        .unwrap();
+    };
+    skill(&ws.dir.path().join(".agents/skills"), "from-agents");
+    skill(&ws.dir.path().join(".kilocode/skills"), "from-kilocode");
+    // The test's home is the data directory (see `tackle_in`).
+    skill(&ws.data.path().join(".claude/skills"), "from-home");
+    skill(&ws.data.path().join(".config/tackle/skills"), "from-config");
+    let out = ws.tackle(&["tools", "--format", "json"]).assert().success();
+    let list: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let description = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "skill")
+        .expect("skill is offered")["description"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for name in ["from-agents", "from-kilocode", "from-home", "from-config"] {
+        assert!(description.contains(name), "{name} missing: {description}");
+    }
+}

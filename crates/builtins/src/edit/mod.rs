@@ -1,21 +1,26 @@
 //! The `edit` leaf: replace one region of a file (or every one, with `replaceAll`).
 //!
-//! Order (reference ED1–ED7): identical strings → empty oldString → resolve →
-//! `external_directory` → `edit` → read, match, commit; a denial means nothing was read.
+//! Order (reference ED1–ED7): identical strings → resolve → `external_directory` → `edit` →
+//! read, match, commit; a denial means nothing was read. An empty oldString creates the file
+//! (or fills an empty one) after the same checks, and is refused on a file with content.
 //!
 //! Invariants:
-//! - Byte-faithful: the BOM, each line's own ending and the final-newline state are kept, and
-//!   every byte outside the replaced regions is written back unchanged. A file that is not
-//!   UTF-8 is refused; U+FFFD is never written.
+//! - Byte-faithful: the encoding (UTF-8, UTF-16 or Windows-1252, decided by read's rule), the
+//!   BOM, each line's own ending and the final-newline state are kept, and every byte outside
+//!   the replaced regions is written back unchanged. A file whose bytes are not text in its
+//!   encoding is refused, as is a newString character the encoding cannot hold; U+FFFD is
+//!   never written.
 //! - Read, match and commit happen in one [`FileMutation`](crate::FileMutation) transaction,
 //!   so concurrent edits of one file are serialized and none is lost; the commit still checks
 //!   the bytes' hash, so a writer outside this process is never overwritten.
 
+mod create;
 mod ladder;
 mod needle;
 mod report;
 
 use std::ops::Not;
+use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -27,9 +32,10 @@ use crate::authorize::{authorize, prefixed_denial};
 use crate::diff::{DiffStatus, FileDiff};
 use crate::error::Error;
 use crate::location::Kind;
-use crate::mutation::{BOM, ContentHash, Transaction};
+use crate::mutation::{ContentHash, Transaction};
 use crate::services::LocationServices;
-use crate::text::{self, Decoded, lines::Lines};
+use crate::text::encoding::{self, Encoding, Malformed, Unencodable};
+use crate::text::{self, FileText, Unreadable, lines::Lines};
 use ladder::{Miss, Plan};
 
 const DESCRIPTION: &str = "Replace text in a file. oldString must identify one region of the \
@@ -38,7 +44,8 @@ surrounding lines to be unique, or set replaceAll to replace every occurrence. M
 exact first; if that fails, differences in line endings and trailing whitespace, then a \
 consistent indentation offset (newString is re-indented to match), then typographic quotes, \
 dashes and spaces are tolerated, always requiring exactly one region. The file keeps its \
-encoding, byte order mark and line endings. To create a file or replace all of it, use write.";
+encoding, byte order mark and line endings. An empty oldString creates a file that does not \
+exist yet (or fills an empty one) with newString; to replace all of a file, use write.";
 
 /// The input of `edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -67,6 +74,9 @@ pub struct EditOutput {
     /// Line-number prefixes copied from read's output were removed from the strings.
     #[serde(skip_serializing_if = "Not::not")]
     pub line_numbers_stripped: bool,
+    /// The file's encoding when it is not UTF-8 (it keeps it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
 }
 
 /// The `edit` tool for the Location of `services` (its permission action is `edit`).
@@ -102,11 +112,6 @@ impl Execute for Edit {
                 "No changes to apply: oldString and newString are identical.",
             ));
         }
-        if input.old_string.is_empty() {
-            return Err(ToolError::failure(
-                "oldString must not be empty. Use write to create or overwrite a file.",
-            ));
-        }
         let unable = format!("Unable to edit {}", input.path);
         let resolved = self
             .services
@@ -116,14 +121,28 @@ impl Execute for Edit {
         authorize(&self.services.permission, ctx, &resolved, "edit")
             .await
             .map_err(|err| prefixed_denial(&unable, err))?;
+        let limit = ctx.budget.max_structured_bytes();
+        let path = input.path;
+        if input.old_string.is_empty() {
+            let (resource, new) = (resolved.resource.clone(), input.new_string);
+            let outcome = self
+                .services
+                .files
+                .transact_canonical(&resolved.canonical, move |tx| {
+                    create::create(tx, &resource, &new)
+                })
+                .await;
+            return match outcome {
+                Ok(created) => Ok(created.into_output(&resolved.resource, limit)),
+                Err(failure) => Err(ToolError::failure(failure.message(&path))),
+            };
+        }
         let request = Request {
             resource: resolved.resource.clone(),
             old: input.old_string,
             new: input.new_string,
             replace_all: input.replace_all.unwrap_or(false),
         };
-        let path = input.path;
-        let limit = ctx.budget.max_structured_bytes();
         let outcome = self
             .services
             .files
@@ -155,6 +174,7 @@ pub(crate) struct Request {
 pub(crate) struct Prepared {
     resource: String,
     expected: ContentHash,
+    encoding: Encoding,
     bytes: Vec<u8>,
     before: String,
     after: String,
@@ -167,14 +187,32 @@ pub(crate) struct Prepared {
 #[derive(Debug)]
 pub(crate) enum Failure {
     NotFound,
+    /// An empty oldString for a file that has content.
+    HasContent,
     NotUtf8 {
         offset: usize,
         line: usize,
-        utf16: bool,
     },
+    Malformed {
+        encoding: &'static str,
+        error: Malformed,
+    },
+    Unencodable(Unencodable),
     Miss(String),
     Stale,
     Mutation(Error),
+}
+
+impl From<Unreadable> for Failure {
+    fn from(unreadable: Unreadable) -> Self {
+        match unreadable {
+            Unreadable::NotUtf8(bad) => Self::NotUtf8 {
+                offset: bad.offset,
+                line: bad.line,
+            },
+            Unreadable::Malformed { encoding, error } => Self::Malformed { encoding, error },
+        }
+    }
 }
 
 impl From<Error> for Failure {
@@ -190,15 +228,20 @@ impl Failure {
     fn message(&self, path: &str) -> String {
         match self {
             Self::NotFound => format!("File not found: {path}. Use write to create it."),
-            Self::NotUtf8 { utf16: true, .. } => format!(
-                "Cannot edit {path}: the file is UTF-16. edit only changes UTF-8 files; use write \
-                 to replace the whole file."
+            Self::HasContent => format!(
+                "oldString must not be empty: {path} already has content. Give the text to \
+                 replace, or use write to replace the whole file."
             ),
-            Self::NotUtf8 { offset, line, .. } => format!(
+            Self::NotUtf8 { offset, line } => format!(
                 "Cannot edit {path}: the file is not valid UTF-8 (first invalid byte at byte offset \
-                 {offset}, line {line}). edit only changes UTF-8 files and never rewrites other \
-                 encodings; use write to replace the whole file."
+                 {offset}, line {line}). edit changes UTF-8, UTF-16 and Latin-1 files and never \
+                 rewrites bytes it cannot read; use write to replace the whole file."
             ),
+            Self::Malformed { encoding, error } => format!(
+                "Cannot edit {path}: {error} (read as {encoding}). edit never rewrites bytes it \
+                 cannot read; use write to replace the whole file."
+            ),
+            Self::Unencodable(unencodable) => format!("Cannot edit {path}: {unencodable}."),
             Self::Miss(message) => message.clone(),
             Self::Stale => {
                 "File changed after permission approval. Read it again before editing.".to_owned()
@@ -211,11 +254,9 @@ impl Failure {
 /// Decodes `bytes`, runs the ladder (again without read's line numbers if that fails) and
 /// builds the new bytes.
 pub(crate) fn prepare(bytes: &[u8], request: &Request) -> Result<Prepared, Failure> {
-    let Decoded { bom, body: text } = text::decode(bytes).map_err(|bad| Failure::NotUtf8 {
-        offset: bad.offset,
-        line: bad.line,
-        utf16: bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF"),
-    })?;
+    let FileText { encoding, body } =
+        text::read_text(bytes, Path::new(&request.resource)).map_err(Failure::from)?;
+    let text: &str = &body;
     let mut stripped = false;
     let plan = match ladder::find(text, &request.old, &request.new, request.replace_all) {
         Ok(plan) => plan,
@@ -232,15 +273,11 @@ pub(crate) fn prepare(bytes: &[u8], request: &Request) -> Result<Prepared, Failu
         Err(miss) => return Err(miss_message(text, &request.old, miss)),
     };
     let mut after = plan.apply(text);
-    if bom && after.starts_with('\u{FEFF}') {
+    if !encoding.bom().is_empty() && after.starts_with('\u{FEFF}') {
         // The file keeps its one BOM; a U+FEFF now at the start would make it two.
         after.remove(0);
     }
-    let mut out = Vec::with_capacity(after.len() + BOM.len());
-    if bom {
-        out.extend_from_slice(BOM);
-    }
-    out.extend_from_slice(after.as_bytes());
+    let out = encoding::encode(&after, encoding).map_err(Failure::Unencodable)?;
     let removed = plan
         .replacements
         .first()
@@ -249,6 +286,7 @@ pub(crate) fn prepare(bytes: &[u8], request: &Request) -> Result<Prepared, Failu
     Ok(Prepared {
         resource: request.resource.clone(),
         expected: ContentHash::of(bytes),
+        encoding,
         bytes: out,
         before: text.to_owned(),
         after,
@@ -288,6 +326,12 @@ impl Prepared {
         if self.stripped {
             text.push_str("Removed read's line-number prefixes from oldString and newString.\n");
         }
+        let label = self.encoding.label();
+        if let Some(label) = label {
+            text.push_str("The file keeps its encoding, ");
+            text.push_str(label);
+            text.push_str(".\n");
+        }
         text.push_str(&report::preview(&self.removed, inserted));
         let diff = FileDiff::new(
             &self.resource,
@@ -300,13 +344,24 @@ impl Prepared {
             replacements: self.plan.replacements.len(),
             matched_with: self.plan.rung,
             line_numbers_stripped: self.stripped,
+            encoding: label.map(str::to_owned),
         };
-        // The reference's compact form: the counts stay, the bulky patch goes.
-        let size = serde_json::to_vec(&output).map_or(usize::MAX, |json| json.len());
-        if size > max_structured_bytes {
-            output.files = output.files.into_iter().map(FileDiff::compact).collect();
-        }
+        output.compact_if_over(max_structured_bytes);
         Rendered::text(output, text)
+    }
+}
+
+impl EditOutput {
+    /// The reference's compact form when the output is over `max_structured_bytes`: the counts
+    /// stay, the bulky patch goes.
+    fn compact_if_over(&mut self, max_structured_bytes: usize) {
+        let size = serde_json::to_vec(&*self).map_or(usize::MAX, |json| json.len());
+        if size > max_structured_bytes {
+            self.files = std::mem::take(&mut self.files)
+                .into_iter()
+                .map(FileDiff::compact)
+                .collect();
+        }
     }
 }
 

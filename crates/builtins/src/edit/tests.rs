@@ -62,17 +62,34 @@ fn bom_is_kept_once() {
 }
 
 #[test]
-fn non_utf8_is_refused_with_its_offset() {
-    match prepare(b"ok\ncaf\xE9\n", &request("ok", "fine")) {
-        Err(Failure::NotUtf8 {
-            offset,
-            line,
-            utf16,
-        }) => assert_eq!((offset, line, utf16), (6, 2, false)),
+fn bytes_that_are_not_text_are_refused_with_their_offset() {
+    // GBK: runs of high bytes are no Latin-1.
+    match prepare(b"ok\n\xC4\xE3\xBA\xC3\n", &request("ok", "fine")) {
+        Err(Failure::NotUtf8 { offset, line }) => assert_eq!((offset, line), (3, 2)),
         other => panic!("{other:?}"),
     }
-    match prepare(b"\xFF\xFEa\0", &request("a", "b")) {
-        Err(Failure::NotUtf8 { utf16, .. }) => assert!(utf16),
+    match prepare(b"\xFF\xFEa\0\0\xDC", &request("a", "b")) {
+        Err(Failure::Malformed { encoding, error }) => {
+            assert_eq!(encoding, "UTF-16LE");
+            assert_eq!(error, Malformed::Invalid { offset: 4 });
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn other_encodings_are_kept() {
+    let prepared = prepare(b"\xFF\xFEa\0\n\0", &request("a", "\u{e9}")).unwrap();
+    assert_eq!(prepared.bytes, b"\xFF\xFE\xE9\0\n\0");
+    let prepared = prepare(b"caf\xE9\n", &request("caf\u{e9}", "\u{20AC}5")).unwrap();
+    assert_eq!(prepared.bytes, b"\x805\n");
+    match prepare(b"caf\xE9\n", &request("caf", "\u{1F600}")) {
+        Err(Failure::Unencodable(unencodable)) => {
+            assert_eq!(
+                (unencodable.character, unencodable.line, unencodable.column),
+                ('\u{1F600}', 1, 1)
+            );
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -3,10 +3,10 @@
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use super::decode::Decoder;
 use super::page::{PageBudget, PageError, TextPage, page};
-use super::sniff::{Encoding, SAMPLE_BYTES, Sniffed, sniff};
 use crate::beneath;
+use crate::text::encoding::{Decoder, Encoding};
+use crate::text::sniff::{SAMPLE_BYTES, Sniffed, sniff};
 
 /// Read buffer for paging: large enough that skipping scans at memory speed.
 const READ_BUFFER: usize = 256 * 1024;
@@ -84,11 +84,7 @@ pub(crate) fn read_file(
             })
         }
         Sniffed::Text(encoding) => {
-            let skip = match encoding {
-                Encoding::Utf8 { bom } => bom as u64,
-                Encoding::Utf16Le | Encoding::Utf16Be => 2,
-                Encoding::Windows1252 => 0,
-            };
+            let skip = encoding.bom().len() as u64;
             file.seek(SeekFrom::Start(skip))?;
             let result = match encoding {
                 Encoding::Utf8 { .. } => {

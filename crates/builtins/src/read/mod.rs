@@ -5,12 +5,10 @@
 //! `tool-output://` reference is served by the output store without a permission prompt.
 //! Memory is proportional to the page, never to the file.
 
-mod decode;
 mod file;
 mod listing;
 mod page;
 mod render;
-mod sniff;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -351,8 +349,8 @@ fn read_text_or_media(
                 .label()
                 .map(|label| {
                     format!(
-                        "(Decoded from {label}: the file is not UTF-8. edit cannot change it; \
-                         write replaces it as UTF-8.)"
+                        "(Decoded from {label}: the file is not UTF-8. edit and write keep its \
+                         encoding.)"
                     )
                 })
                 .into_iter()

@@ -2,10 +2,11 @@
 //!
 //! Sources, in precedence order (the first skill of a name wins; later ones are reported as
 //! shadowed):
-//! 1. the Location's `.tackle/skills/`, `.opencode/skills/`, `.opencode/skill/`,
-//!    `.claude/skills/`, in that order;
+//! 1. the Location's [`PROJECT_SKILL_DIRS`]: tackle's own, then where opencode, Kilo, Claude
+//!    Code and other agents (`.agents`) keep skills, so a project set up for one of them works;
 //! 2. the user's directories, in the order given ([`SkillSources::user_dirs`]; by default
-//!    `$XDG_CONFIG_HOME/tackle/skills`, else `~/.config/tackle/skills`).
+//!    [`SkillSources::for_user`]: the same agents' places in the user's configuration and home
+//!    directories, tackle's first).
 //!
 //! Within a source, every `SKILL.md` below it is a skill (directories are followed through
 //! symlinks, each real directory once), as is a `*.md` file directly in it that starts with a
@@ -20,12 +21,29 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 /// The skill directories of a project, relative to the Location, in precedence order.
-pub const PROJECT_SKILL_DIRS: [&str; 4] = [
+pub const PROJECT_SKILL_DIRS: [&str; 7] = [
     ".tackle/skills",
     ".opencode/skills",
     ".opencode/skill",
+    ".kilo/skills",
+    ".kilocode/skills",
     ".claude/skills",
+    ".agents/skills",
 ];
+
+/// The user's skill directories below their configuration directory (`~/.config`), in
+/// precedence order.
+pub const USER_CONFIG_SKILL_DIRS: [&str; 4] = [
+    "tackle/skills",
+    "opencode/skills",
+    "opencode/skill",
+    "kilo/skills",
+];
+
+/// The user's skill directories below their home directory, after those of
+/// [`USER_CONFIG_SKILL_DIRS`], in precedence order.
+pub const USER_HOME_SKILL_DIRS: [&str; 3] =
+    [".kilocode/skills", ".claude/skills", ".agents/skills"];
 
 /// The file name that makes a directory a skill.
 pub const SKILL_FILE: &str = "SKILL.md";
@@ -45,27 +63,37 @@ pub struct SkillSources {
 }
 
 impl SkillSources {
-    /// The user's default skill directory from an environment lookup: `$XDG_CONFIG_HOME/
-    /// tackle/skills`, else `$HOME/.config/tackle/skills` (on Windows `%APPDATA%\tackle\
-    /// skills`). Pass `|key| std::env::var_os(key)`; tests pass their own map.
+    /// The user's skill directories from an environment lookup: [`SkillSources::for_user`] of
+    /// `$HOME` and `$XDG_CONFIG_HOME` (else `$HOME/.config`; on Windows `%USERPROFILE%` and
+    /// `%APPDATA%`). Pass `|key| std::env::var_os(key)`; tests pass their own map.
     pub fn from_env(get: impl Fn(&str) -> Option<OsString>) -> Self {
         let non_empty = |key: &str| {
             get(key)
                 .filter(|value| !value.is_empty())
                 .map(PathBuf::from)
         };
-        let config = if cfg!(windows) {
-            non_empty("APPDATA")
+        let (home, config) = if cfg!(windows) {
+            (non_empty("USERPROFILE"), non_empty("APPDATA"))
         } else {
-            non_empty("XDG_CONFIG_HOME")
-                .or_else(|| non_empty("HOME").map(|home| home.join(".config")))
+            let home = non_empty("HOME");
+            let config = non_empty("XDG_CONFIG_HOME")
+                .or_else(|| home.as_ref().map(|home| home.join(".config")));
+            (home, config)
         };
-        Self {
-            user_dirs: config
-                .map(|dir| dir.join("tackle").join("skills"))
-                .into_iter()
-                .collect(),
+        Self::for_user(home.as_deref(), config.as_deref())
+    }
+
+    /// The skill directories of a user whose home is `home` and configuration directory
+    /// `config`: [`USER_CONFIG_SKILL_DIRS`] below `config`, then [`USER_HOME_SKILL_DIRS`] below
+    /// `home`. Either may be unknown; missing directories are skipped when discovering.
+    pub fn for_user(home: Option<&Path>, config: Option<&Path>) -> Self {
+        fn below(base: Option<&Path>, dirs: &[&str]) -> Vec<PathBuf> {
+            base.map(|base| dirs.iter().map(|dir| base.join(dir)).collect())
+                .unwrap_or_default()
         }
+        let mut user_dirs = below(config, &USER_CONFIG_SKILL_DIRS);
+        user_dirs.extend(below(home, &USER_HOME_SKILL_DIRS));
+        Self { user_dirs }
     }
 
     /// Every source directory for a Location at `location_dir`, in precedence order.
@@ -365,85 +393,4 @@ pub(crate) fn valid_name(name: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_front_matter_and_body() {
-        let skill = parse_skill(
-            "---\nname: effect\ndescription: Use Effect.\nlicense: MIT\n---\n\n# Body\n",
-        )
-        .unwrap();
-        assert_eq!(skill.name, "effect");
-        assert_eq!(skill.description, "Use Effect.");
-        assert_eq!(skill.body, "\n# Body\n");
-        let crlf = parse_skill("\u{feff}---\r\nname: a\r\ndescription: b\r\n---\r\nx").unwrap();
-        assert_eq!((crlf.name.as_str(), crlf.body.as_str()), ("a", "x"));
-    }
-
-    #[test]
-    fn reports_what_is_wrong() {
-        let cases = [
-            ("# Title\n", FrontMatterError::Missing),
-            ("---\nname: a\n", FrontMatterError::Unterminated),
-            (
-                "---\ndescription: d\n---\n",
-                FrontMatterError::MissingField("name"),
-            ),
-            (
-                "---\nname: a\n---\n",
-                FrontMatterError::MissingField("description"),
-            ),
-            (
-                "---\nname: Bad Name\ndescription: d\n---\n",
-                FrontMatterError::InvalidName("Bad Name".into()),
-            ),
-        ];
-        for (text, expected) in cases {
-            assert_eq!(parse_skill(text).unwrap_err(), expected, "{text:?}");
-        }
-        assert!(matches!(
-            parse_skill("---\nname: [unclosed\ndescription: d\n---\n"),
-            Err(FrontMatterError::Yaml(_))
-        ));
-    }
-
-    #[test]
-    fn names_follow_the_agent_skills_rule() {
-        for good in ["a", "git-release", "v2", &"x".repeat(64)] {
-            assert!(valid_name(good), "{good}");
-        }
-        for bad in [
-            "",
-            "-a",
-            "a-",
-            "a--b",
-            "A",
-            "a_b",
-            "a b",
-            "a*",
-            &"x".repeat(65),
-        ] {
-            assert!(!valid_name(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn default_user_dir_follows_xdg_then_home() {
-        let xdg = SkillSources::from_env(|key| match key {
-            "XDG_CONFIG_HOME" => Some("/cfg".into()),
-            "HOME" => Some("/home/u".into()),
-            _ => None,
-        });
-        let home = SkillSources::from_env(|key| (key == "HOME").then(|| "/home/u".into()));
-        let none = SkillSources::from_env(|_| None);
-        if !cfg!(windows) {
-            assert_eq!(xdg.user_dirs, [PathBuf::from("/cfg/tackle/skills")]);
-            assert_eq!(
-                home.user_dirs,
-                [PathBuf::from("/home/u/.config/tackle/skills")]
-            );
-        }
-        assert!(none.user_dirs.is_empty());
-    }
-}
+mod tests;

@@ -17,7 +17,7 @@ use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError};
 
 pub use discover::{
     PROJECT_SKILL_DIRS, SKILL_FILE, Skill, SkillCatalog, SkillProblem, SkillProblemKind,
-    SkillSources,
+    SkillSources, USER_CONFIG_SKILL_DIRS, USER_HOME_SKILL_DIRS,
 };
 
 use crate::authorize::prefixed_denial;

@@ -1,13 +1,21 @@
-//! The text core of the file tools: how edit, write and apply_patch see a file's bytes as text.
+//! The text core of the file tools: how read, edit, write and apply_patch see a file's bytes
+//! as text.
 //!
 //! One place for what they must agree on, so the same input means the same thing in each:
-//! the UTF-8 decoding with its BOM ([`decode`]), the line model that keeps each line's ending
-//! ([`lines`]) and the typographic fold table ([`fold`]).
+//! what a file is ([`sniff`], read's rule), its encoding and the one decoder and encoder of the
+//! encodings besides UTF-8 ([`encoding`]), the UTF-8 decoding with its BOM ([`decode`]), a
+//! whole file's text in its own encoding ([`read_text`]), the line model that keeps each line's
+//! ending ([`lines`]) and the typographic fold table ([`fold`]).
 
+pub(crate) mod encoding;
 pub(crate) mod fold;
 pub(crate) mod lines;
+pub(crate) mod sniff;
 
 use std::borrow::Cow;
+use std::path::Path;
+
+use encoding::{Encoding, Malformed};
 
 /// Characters of one line a model is shown: read and grep shorten longer lines (the
 /// reference's `MAX_LINE_LENGTH`), so one minified line cannot fill a result.
@@ -55,6 +63,41 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, NotUtf8> {
 pub(crate) fn lossy(bytes: &[u8]) -> Cow<'_, str> {
     let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
     String::from_utf8_lossy(bytes)
+}
+
+/// A file's text as read would read it: its encoding, and the text after its BOM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FileText<'a> {
+    pub(crate) encoding: Encoding,
+    pub(crate) body: Cow<'a, str>,
+}
+
+/// Why a file's bytes are not text edit or write can take apart and put back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unreadable {
+    /// Taken for UTF-8, but not UTF-8.
+    NotUtf8(NotUtf8),
+    /// Not valid in its encoding (named).
+    Malformed {
+        encoding: &'static str,
+        error: Malformed,
+    },
+}
+
+/// The text of the whole file `bytes` at `path`, in the encoding read pages it in
+/// ([`sniff::file_encoding`]); nothing is ever replaced by U+FFFD.
+pub(crate) fn read_text<'a>(bytes: &'a [u8], path: &Path) -> Result<FileText<'a>, Unreadable> {
+    let encoding = sniff::file_encoding(bytes, path);
+    let body = match encoding {
+        Encoding::Utf8 { .. } => Cow::Borrowed(decode(bytes).map_err(Unreadable::NotUtf8)?.body),
+        other => Cow::Owned(encoding::decode_all(bytes, other).map_err(|error| {
+            Unreadable::Malformed {
+                encoding: other.label().unwrap_or("UTF-8"),
+                error,
+            }
+        })?),
+    };
+    Ok(FileText { encoding, body })
 }
 
 #[cfg(test)]

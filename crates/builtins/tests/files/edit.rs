@@ -134,11 +134,12 @@ async fn input_checks_come_first() {
     fx.put("f.txt", "same same\n");
     let fail = |old: &str, new: &str| json!({"path": "f.txt", "oldString": old, "newString": new});
     insta::assert_snapshot!(fx.failure("edit", fail("x", "x")).await, @"No changes to apply: oldString and newString are identical.");
-    insta::assert_snapshot!(fx.failure("edit", fail("", "x")).await, @"oldString must not be empty. Use write to create or overwrite a file.");
+    insta::assert_snapshot!(fx.failure("edit", fail("", "")).await, @"No changes to apply: oldString and newString are identical.");
     assert!(
         fx.asked().is_empty(),
-        "ED1 and ED2 are checked before any permission"
+        "ED1 is checked before any permission"
     );
+    insta::assert_snapshot!(fx.failure("edit", fail("", "x")).await, @"oldString must not be empty: f.txt already has content. Give the text to replace, or use write to replace the whole file.");
     insta::assert_snapshot!(fx.failure("edit", fail("same", "x")).await, @"Found 2 exact matches for oldString, at line 1. Provide more surrounding context to make it unique, or set replaceAll to true to replace every occurrence.");
     insta::assert_snapshot!(fx.failure("edit", fail("absent", "x")).await, @"Could not find oldString in the file. It must match exactly, except that line endings, trailing whitespace, a consistent indentation offset and typographic quotes, dashes and spaces may differ.");
     insta::assert_snapshot!(fx.failure("edit", json!({"path": "nope.txt", "oldString": "a", "newString": "b"})).await, @"File not found: nope.txt. Use write to create it.");
@@ -322,9 +323,10 @@ async fn line_numbers_copied_from_read_are_removed() {
 #[tokio::test]
 async fn non_utf8_files_are_refused_untouched() {
     let fx = Fixture::new();
-    fx.put("latin1.txt", b"caf\xe9\nnext\n");
-    insta::assert_snapshot!(fx.failure("edit", json!({"path": "latin1.txt", "oldString": "next", "newString": "x"})).await, @"Cannot edit latin1.txt: the file is not valid UTF-8 (first invalid byte at byte offset 3, line 1). edit only changes UTF-8 files and never rewrites other encodings; use write to replace the whole file.");
-    assert_eq!(fx.bytes("latin1.txt"), b"caf\xe9\nnext\n");
+    // GBK: runs of high bytes are no Latin-1, so read shows no text of it either.
+    fx.put("gbk.txt", b"ok\n\xC4\xE3\xBA\xC3\nnext\n");
+    insta::assert_snapshot!(fx.failure("edit", json!({"path": "gbk.txt", "oldString": "next", "newString": "x"})).await, @"Cannot edit gbk.txt: the file is not valid UTF-8 (first invalid byte at byte offset 3, line 2). edit changes UTF-8, UTF-16 and Latin-1 files and never rewrites bytes it cannot read; use write to replace the whole file.");
+    assert_eq!(fx.bytes("gbk.txt"), b"ok\n\xC4\xE3\xBA\xC3\nnext\n");
 }
 
 #[tokio::test]
@@ -384,4 +386,93 @@ fn the_input_schema_has_exactly_the_reference_fields() {
     assert_eq!(sorted, ["newString", "oldString", "path", "replaceAll"]);
     insta::assert_json_snapshot!(definition.input_schema);
     assert_eq!(fx.tool("edit").permission("edit"), "edit");
+}
+
+#[tokio::test]
+async fn an_empty_old_string_creates_a_missing_file() {
+    let fx = Fixture::new();
+    let output = fx
+        .call(
+            "edit",
+            json!({"path": "new/dir/hello.txt", "oldString": "", "newString": "one\ntwo\n"}),
+        )
+        .await
+        .unwrap();
+    insta::assert_snapshot!(text_of(&output), @"Created file successfully: new/dir/hello.txt");
+    let file = &output.structured["files"][0];
+    assert_eq!(
+        (&file["status"], &file["additions"], &file["deletions"]),
+        (&json!("added"), &json!(2), &json!(0))
+    );
+    assert_eq!(output.structured["replacements"], json!(1));
+    assert_eq!(fx.bytes("new/dir/hello.txt"), b"one\ntwo\n");
+    assert_eq!(fx.asked(), vec![asked("edit", "new/dir/hello.txt", "*")]);
+
+    // Outside the Location, creating asks for the directory first, as every edit does.
+    let target = fx.real_outside().join("made.txt");
+    fx.call(
+        "edit",
+        json!({"path": target, "oldString": "", "newString": "x"}),
+    )
+    .await
+    .unwrap();
+    let pattern = format!("{}/*", slash(&fx.real_outside()));
+    assert_eq!(
+        fx.asked()[1..],
+        [
+            asked("external_directory", &pattern, &pattern),
+            asked("edit", &slash(&target), "*")
+        ]
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), b"x");
+
+    // Denied: nothing is created.
+    let denied = Fixture::with(Reply::Once, &["edit"]);
+    let message = denied
+        .failure(
+            "edit",
+            json!({"path": "no.txt", "oldString": "", "newString": "x"}),
+        )
+        .await;
+    assert!(
+        message.starts_with("Unable to edit no.txt: Permission denied: edit"),
+        "{message}"
+    );
+    assert!(!denied.path("no.txt").exists());
+}
+
+#[tokio::test]
+async fn an_empty_old_string_fills_an_empty_file_and_never_replaces_content() {
+    let fx = Fixture::new();
+    fx.put("empty.txt", "");
+    fx.put("bom.txt", "\u{FEFF}");
+    fx.put("full.txt", "keep me\n");
+    let filled = fx
+        .text(
+            "edit",
+            json!({"path": "empty.txt", "oldString": "", "newString": "a\nb\n"}),
+        )
+        .await;
+    insta::assert_snapshot!(filled, @r"
+    Edited file successfully: empty.txt
+    Replacements: 1
+    ```diff
+    +a
+    +b
+    ```
+    ");
+    assert_eq!(fx.bytes("empty.txt"), b"a\nb\n");
+    fx.call(
+        "edit",
+        json!({"path": "bom.txt", "oldString": "", "newString": "\u{FEFF}x"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        fx.bytes("bom.txt"),
+        "\u{FEFF}x".as_bytes(),
+        "exactly one BOM"
+    );
+    insta::assert_snapshot!(fx.failure("edit", json!({"path": "full.txt", "oldString": "", "newString": "x"})).await, @"oldString must not be empty: full.txt already has content. Give the text to replace, or use write to replace the whole file.");
+    assert_eq!(fx.bytes("full.txt"), b"keep me\n");
 }

@@ -48,6 +48,12 @@ async fn write_and_edit_ask_for_protected_files() {
     refused(
         &fx,
         "edit",
+        json!({"path": ".tackle/skills/y/SKILL.md", "oldString": "", "newString": "x"}),
+    )
+    .await;
+    refused(
+        &fx,
+        "edit",
         json!({"path": ".git/config", "oldString": "[core]", "newString": "[core]\n\thooksPath = h"}),
     )
     .await;
@@ -71,6 +77,7 @@ async fn write_and_edit_ask_for_protected_files() {
         [
             "tackle.json",
             ".tackle/skills/x/SKILL.md",
+            ".tackle/skills/y/SKILL.md",
             ".git/config",
             "sub/opencode.json"
         ]
@@ -79,7 +86,7 @@ async fn write_and_edit_ask_for_protected_files() {
     fx.call("write", json!({"path": "notes.md", "content": "x"}))
         .await
         .unwrap();
-    assert_eq!(fx.asked().len(), 4);
+    assert_eq!(fx.asked().len(), 5);
 }
 
 #[tokio::test]

@@ -313,7 +313,7 @@ async fn encodings_are_decoded_or_refused() {
     1: café crème
 
     (End of file - total 1 lines)
-    (Decoded from Windows-1252 (Latin-1): the file is not UTF-8. edit cannot change it; write replaces it as UTF-8.)
+    (Decoded from Windows-1252 (Latin-1): the file is not UTF-8. edit and write keep its encoding.)
     </content>
     ");
     let utf16: Vec<u8> = [0xFF, 0xFE]

@@ -1,9 +1,13 @@
-//! What a file is, decided from its first bytes: media, binary, or text in some encoding.
+//! What a file is, decided from its first bytes: media, binary, or text in some encoding. read
+//! decides with it what to show; edit and write with it which encoding an existing file keeps,
+//! so the three always agree.
 //!
 //! Content decides, the extension only adds known binary formats: `pixel.bin` holding PNG
 //! bytes is an image, `notes.dat` holding text is still binary (reference RD5).
 
 use std::path::Path;
+
+use super::encoding::{self, Encoding};
 
 /// Bytes sniffed at the start of a file.
 pub(crate) const SAMPLE_BYTES: usize = 64 * 1024;
@@ -14,31 +18,6 @@ const BINARY_EXTENSIONS: &[&str] = &[
     "xlsx", "ppt", "pptx", "odt", "ods", "odp", "bin", "dat", "obj", "o", "a", "lib", "wasm",
     "pyc", "pyo",
 ];
-
-/// How a text file's bytes become text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Encoding {
-    /// UTF-8, with the number of BOM bytes skipped (0 or 3).
-    Utf8 { bom: usize },
-    /// UTF-16 little-endian after a BOM.
-    Utf16Le,
-    /// UTF-16 big-endian after a BOM.
-    Utf16Be,
-    /// Not UTF-8 but shaped like Latin-1 text; decoded as Windows-1252.
-    Windows1252,
-}
-
-impl Encoding {
-    /// How the encoding is named to the model, for anything but plain UTF-8.
-    pub(crate) fn label(self) -> Option<&'static str> {
-        match self {
-            Self::Utf8 { .. } => None,
-            Self::Utf16Le => Some("UTF-16LE"),
-            Self::Utf16Be => Some("UTF-16BE"),
-            Self::Windows1252 => Some("Windows-1252 (Latin-1)"),
-        }
-    }
-}
 
 /// The verdict on a file's first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,17 +46,11 @@ pub(crate) fn sniff(sample: &[u8], complete: bool, path: &Path) -> Sniffed {
             _ => {}
         }
     }
-    if sample.starts_with(b"\xFF\xFE") {
-        return Sniffed::Text(Encoding::Utf16Le);
+    let detected = encoding::detect(sample, complete);
+    // UTF-16 text is full of NUL bytes: its BOM decides before the binary checks.
+    if let Ok(utf16 @ (Encoding::Utf16Le | Encoding::Utf16Be)) = detected {
+        return Sniffed::Text(utf16);
     }
-    if sample.starts_with(b"\xFE\xFF") {
-        return Sniffed::Text(Encoding::Utf16Be);
-    }
-    let bom = if sample.starts_with(b"\xEF\xBB\xBF") {
-        3
-    } else {
-        0
-    };
     let extension = path
         .extension()
         .and_then(|ext| ext.to_str())
@@ -91,13 +64,26 @@ pub(crate) fn sniff(sample: &[u8], complete: bool, path: &Path) -> Sniffed {
     if looks_binary(sample) {
         return Sniffed::Binary;
     }
-    match std::str::from_utf8(&sample[bom..]) {
-        Ok(_) => Sniffed::Text(Encoding::Utf8 { bom }),
-        // A sample that stops inside a character is still UTF-8 so far.
-        Err(err) if err.error_len().is_none() && !complete => Sniffed::Text(Encoding::Utf8 { bom }),
-        Err(_) if latin1_shaped(sample) => Sniffed::Text(Encoding::Windows1252),
-        Err(err) => Sniffed::NotUtf8 {
-            offset: bom + err.valid_up_to(),
+    match detected {
+        Ok(encoding) => Sniffed::Text(encoding),
+        Err(offset) => Sniffed::NotUtf8 { offset },
+    }
+}
+
+/// The encoding edit and write keep for an existing file whose bytes start with `head` (the
+/// whole file, or at least its first [`SAMPLE_BYTES`]): the one read pages it in, or, for what
+/// read shows no text of (binary, media, not UTF-8), UTF-8 with the BOM it has, which whoever
+/// needs its text then checks.
+pub(crate) fn file_encoding(head: &[u8], path: &Path) -> Encoding {
+    let sample = &head[..head.len().min(SAMPLE_BYTES)];
+    match sniff(sample, sample.len() < SAMPLE_BYTES, path) {
+        Sniffed::Text(encoding) => encoding,
+        Sniffed::Media(_) | Sniffed::Binary | Sniffed::NotUtf8 { .. } => Encoding::Utf8 {
+            bom: if sample.starts_with(super::BOM) {
+                super::BOM.len()
+            } else {
+                0
+            },
         },
     }
 }
@@ -120,25 +106,6 @@ fn looks_binary(sample: &[u8]) -> bool {
     }
     control > 0
         && infer::get(sample).is_some_and(|kind| kind.matcher_type() != infer::MatcherType::Text)
-}
-
-/// Latin-1 text has its non-ASCII letters alone or in pairs between ASCII (`é`, `ção`); legacy
-/// multibyte encodings (GBK, Shift-JIS) and Cyrillic code pages have long runs of high bytes.
-fn latin1_shaped(sample: &[u8]) -> bool {
-    let mut high = 0usize;
-    let mut run = 0usize;
-    for &byte in sample {
-        if byte >= 0x80 {
-            high += 1;
-            run += 1;
-            if run > 2 {
-                return false;
-            }
-        } else {
-            run = 0;
-        }
-    }
-    high * 4 <= sample.len()
 }
 
 #[cfg(test)]
