@@ -3,8 +3,7 @@
 //! The host supplies a [`QuestionService`]; a host that cannot ask anyone (headless) supplies
 //! none, and the tool is then left out of the catalog instead of being offered and hanging
 //! (see [`LocationServices::with_questions`](crate::LocationServices::with_questions)). A dismissal is
-//! a failure the model reads (`The user dismissed this question`, the text opencode and Kilo
-//! show): the user chose not to answer, and the model goes on without the answer instead of
+//! a failure the model reads (`User dismissed the question.`, what the reference CLI answers): the user chose not to answer, and the model goes on without the answer instead of
 //! the turn ending. Cancelling the call is still a halt. There is no timeout: the user answers
 //! when they answer (QU5).
 
@@ -89,7 +88,7 @@ pub struct QuestionRequest {
 #[non_exhaustive]
 pub enum QuestionError {
     /// The user dismissed the questions: the model is told so and goes on without answers.
-    #[error("The user dismissed this question")]
+    #[error("User dismissed the question.")]
     Dismissed,
     /// The host could not ask (its terminal or connection broke): a defect of the host.
     #[error("the question could not be asked: {0}")]

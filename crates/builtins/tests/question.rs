@@ -134,7 +134,7 @@ async fn a_dismissal_is_a_failure_the_model_reads() {
         Arc::new(Scripted::new(Err(QuestionError::Dismissed))),
     );
     let message = failure(settle(&tool, "question", three_questions()).await);
-    insta::assert_snapshot!(message, @"The user dismissed this question");
+    insta::assert_snapshot!(message, @"User dismissed the question.");
 }
 
 #[tokio::test]
