@@ -35,10 +35,7 @@
 //! let data = tempfile::tempdir()?;
 //! let store = OutputStore::new(StoreConfig::in_data_dir(data.path()));
 //! let text: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
-//! let output = ToolOutput {
-//!     structured: serde_json::Value::Null,
-//!     content: vec![OutputContent::Text { text }],
-//! };
+//! let output = ToolOutput::new(serde_json::Value::Null, vec![OutputContent::Text { text }]);
 //! let bounded = store.bound("session-1", "call-1", output)?;
 //! assert!(bounded.truncated && bounded.omitted_lines == 3001);
 //! let reference = &bounded.references[0]; // shown to the model as tool-output://<id>
@@ -60,7 +57,7 @@ mod store;
 mod structured;
 mod text;
 
-pub use bound::{Bounded, BoundedText};
+pub use bound::{Bounded, BoundedText, MAX_FRAME_LINES};
 pub use cleanup::CleanupReport;
 pub use config::{
     DEFAULT_QUOTA, DEFAULT_SPILL_CAP, MANAGED_DIRECTORY, MAX_INLINE_MEDIA_BYTES, MIN_BYTES,

@@ -109,6 +109,24 @@ impl OutputStore {
         offset: usize,
         limits: PageLimits,
     ) -> Result<Page, StoreError> {
+        self.read_page_at(reference, offset, 1, limits)
+    }
+
+    /// The page of a managed output starting at the 1-based character `column` of the 1-based
+    /// line `offset`: how a line too long for one page is read on (a page that ends inside a
+    /// line says where to continue in [`Page::next_column`]).
+    pub fn read_page_at(
+        &self,
+        reference: &OutputRef,
+        offset: usize,
+        column: usize,
+        limits: PageLimits,
+    ) -> Result<Page, StoreError> {
+        if column == 0 {
+            return Err(StoreError::InvalidPage {
+                problem: "column is 1-based and must be at least 1",
+            });
+        }
         if offset == 0 {
             return Err(StoreError::InvalidPage {
                 problem: "offset is 1-based and must be at least 1",
@@ -122,7 +140,7 @@ impl OutputStore {
         let config = &self.inner.config;
         config.validate()?;
         let file = spill::open(&config.directory, reference)?;
-        page::read(file, reference, offset, limits)
+        page::read(file, reference, offset, column, limits)
     }
 
     /// Opens a managed output for reading its stored bytes. For a capped output these are its

@@ -6,6 +6,7 @@ mod bound;
 mod cleanup;
 mod common;
 mod faults;
+mod frames;
 mod props;
 mod reading;
 mod snapshots;
