@@ -64,7 +64,8 @@ struct TextBound {
 }
 
 impl OutputStore {
-    /// Bounds one tool output (see the crate documentation for the rules). Within the limits it
+    /// Bounds one tool output (see the crate documentation for the rules), its secrets
+    /// redacted first. Within the limits it
     /// is returned unchanged with no reference; otherwise the full text (and a structured value
     /// over the structured limit) is saved as a managed output and replaced by a preview. A
     /// storage failure is an error, never an empty or silently shortened preview.
@@ -72,8 +73,9 @@ impl OutputStore {
         &self,
         session_id: &str,
         call_id: &str,
-        output: ToolOutput,
+        mut output: ToolOutput,
     ) -> Result<Bounded, StoreError> {
+        self.redact(&mut output);
         if !self.needs_spill(&output)? {
             return Ok(Bounded {
                 output,
@@ -202,17 +204,19 @@ impl OutputStore {
             .map(Some)
     }
 
-    /// Bounds raw bytes (for example a process's output). Valid UTF-8 within the limits comes
+    /// Bounds raw bytes (for example a process's output), its secrets redacted first. Valid
+    /// UTF-8 within the limits comes
     /// back as it is; anything else is saved exactly as a managed output, including valid text
     /// within the limits that is *not* valid UTF-8, which is shown lossily with a note.
     pub fn bound_bytes(
         &self,
         session_id: &str,
         call_id: &str,
-        bytes: Vec<u8>,
+        mut bytes: Vec<u8>,
     ) -> Result<BoundedText, StoreError> {
         let config = self.config();
         config.validate()?;
+        self.redact_bytes(&mut bytes);
         let (text, invalid) = match String::from_utf8(bytes) {
             Ok(text) => {
                 if self.text_fits(&text) {

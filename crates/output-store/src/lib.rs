@@ -27,6 +27,9 @@
 //!   evicted) and age retention. Models and hosts only ever see `tool-output://<id>`.
 //! - Every storage failure is a typed [`StoreError`]; nothing degrades to a silent, empty or
 //!   unexplained preview.
+//! - The secret values a host configures (`StoreConfig::redact`, its credentials) are replaced
+//!   by [`REDACTED`] in everything bounded — text, structured value, error text — before it is
+//!   measured, shown or saved, so no managed output on disk holds one either.
 //!
 //! ```
 //! use tackle_output_store::{OutputStore, PageLimits, StoreConfig};
@@ -51,6 +54,7 @@ mod config;
 mod error;
 mod page;
 mod preview;
+mod redact;
 mod reference;
 mod spill;
 mod store;
@@ -65,6 +69,7 @@ pub use config::{
 };
 pub use error::StoreError;
 pub use page::{Dropped, Page, PageLimits};
+pub use redact::{MIN_SECRET_BYTES, REDACTED};
 pub use reference::{OutputRef, SCHEME};
 pub use store::{DroppedBytes, ManagedOutput, OutputStore};
 /// The default limits, defined once in tool-core because every call's `Context` carries them.

@@ -9,4 +9,5 @@ mod faults;
 mod frames;
 mod props;
 mod reading;
+mod redact;
 mod snapshots;
