@@ -356,7 +356,14 @@ pub(crate) fn read(
                         chars: to_usize(acc.skipped),
                     });
                 }
-                let (text, invalid, cut) = match acc.show(keep, first) {
+                // A later line needs room for its overhead at least (an empty line too).
+                let room = first || remaining >= budget.line_overhead;
+                let shown = if room {
+                    acc.show(keep, first)
+                } else {
+                    Shown::Nothing
+                };
+                let (text, invalid, cut) = match shown {
                     Shown::Whole(text, invalid) => (text, invalid, None),
                     Shown::Part {
                         text,
