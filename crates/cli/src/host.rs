@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tackle_builtins::skill::SkillSources;
+use tackle_builtins::bash::BashOptions;
 use tackle_builtins::{FileMutation, Location, LocationServices};
 use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{AnswerAll, Asker, Permission, Protected, Reply};
@@ -50,10 +51,13 @@ impl Host {
     pub(crate) fn new(options: &HostOptions, only: Option<&str>) -> Result<Self, CliError> {
         let directory = location(options.dir.as_deref())?;
         let data_dir = data_dir(options.data_dir.as_deref())?;
-        // `read` pages managed outputs here, so the store's markers name it.
+        // `read` pages managed outputs here, so the store's markers name it; the credentials
+        // bash withholds from commands are redacted from every result, whichever tool (or
+        // error) would show them.
         let config = StoreConfig::in_data_dir(&data_dir);
         let paging = tackle_builtins::read::paging_hint(&config.budget());
-        let store = OutputStore::new(config.with_paging(paging));
+        let secrets = tackle_builtins::bash::scrubbed_values(&BashOptions::default());
+        let store = OutputStore::new(config.with_paging(paging).with_redactions(secrets));
         let permission = permission(
             &directory,
             &data_dir,

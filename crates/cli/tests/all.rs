@@ -5,6 +5,7 @@
 mod call;
 mod crash;
 mod permission;
+mod redact;
 mod tools;
 mod trust;
 

@@ -42,10 +42,7 @@ fn input() -> String {
 }
 
 fn output(text: String) -> ToolOutput {
-    ToolOutput {
-        structured: Value::Null,
-        content: vec![OutputContent::Text { text }],
-    }
+    ToolOutput::new(Value::Null, vec![OutputContent::Text { text }])
 }
 
 fn store(dir: &std::path::Path, full_spill: bool) -> OutputStore {

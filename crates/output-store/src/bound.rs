@@ -7,7 +7,7 @@
 //! text tool's, which is its text and follows it.
 
 use serde_json::Value;
-use tackle_tool_core::{OutputContent, ToolOutput};
+use tackle_tool_core::{Frame, OutputContent, ToolOutput};
 
 use crate::preview::{self, Limits, MarkerInfo};
 use crate::reference::OutputRef;
@@ -57,6 +57,9 @@ pub struct BoundedText {
     pub unsaved: Option<String>,
 }
 
+/// The most lines of a tool's frame (see [`Frame`]) the bound leaves uncounted.
+pub const MAX_FRAME_LINES: usize = 64;
+
 /// The note a preview of invalid UTF-8 carries.
 const INVALID_UTF8_NOTE: &str = "The output is not valid UTF-8: invalid bytes are shown as \
                                  U+FFFD here and kept unchanged in the full output.";
@@ -73,7 +76,8 @@ struct TextBound {
 }
 
 impl OutputStore {
-    /// Bounds one tool output (see the crate documentation for the rules). Within the limits it
+    /// Bounds one tool output (see the crate documentation for the rules), its secrets
+    /// redacted first. Within the limits it
     /// is returned unchanged with no reference; otherwise the full text (and a structured value
     /// over the structured limit) is saved as a managed output and replaced by a preview. A
     /// storage failure (directory gone bad, disk full) keeps the preview, whose marker says the
@@ -83,8 +87,9 @@ impl OutputStore {
         &self,
         session_id: &str,
         call_id: &str,
-        output: ToolOutput,
+        mut output: ToolOutput,
     ) -> Result<Bounded, StoreError> {
+        self.redact(&mut output);
         if !self.needs_spill(&output)? {
             return Ok(Bounded {
                 output,
@@ -106,8 +111,20 @@ impl OutputStore {
         let config = self.config();
         config.validate()?;
         check_media(&output.content)?;
-        let text_within = text_size(&output.content, config.max_lines, config.max_bytes).within;
+        let (max_lines, max_bytes) = self.framed_limits(output.frame);
+        let text_within = text_size(&output.content, max_lines, max_bytes).within;
         Ok(!(text_within && structured::fits(&output.structured, config.max_structured_bytes())?))
+    }
+
+    /// The text limits for an output with `frame`: the frame a tool put around its content is
+    /// not counted, up to [`MAX_FRAME_LINES`] lines and half of `max_bytes` (beyond that it
+    /// counts as content, so every output stays bounded).
+    fn framed_limits(&self, frame: Frame) -> (usize, usize) {
+        let config = self.config();
+        (
+            config.max_lines + frame.lines.min(MAX_FRAME_LINES),
+            config.max_bytes + frame.bytes.min(config.max_bytes / 2),
+        )
     }
 
     /// True when `text` is within both text limits, so bounding it saves nothing.
@@ -134,7 +151,8 @@ impl OutputStore {
             (&output.structured, output.content.as_slice()),
             (Value::String(structured), [OutputContent::Text { text }]) if structured == text
         );
-        if let Some(text) = self.bound_content(session_id, call_id, &output.content)? {
+        let frame = std::mem::take(&mut output.frame);
+        if let Some(text) = self.bound_content(session_id, call_id, &output.content, frame)? {
             truncated |= text.omitted_bytes > 0;
             omitted_lines += text.omitted_lines;
             omitted_bytes += text.omitted_bytes;
@@ -190,14 +208,15 @@ impl OutputStore {
         session_id: &str,
         call_id: &str,
         content: &[OutputContent],
+        frame: Frame,
     ) -> Result<Option<TextBound>, StoreError> {
-        let config = self.config();
         let texts = || content.iter().filter_map(OutputContent::as_text);
+        let (max_lines, max_bytes) = self.framed_limits(frame);
         let TextSize {
             within,
             parts,
             bytes,
-        } = text_size(content, config.max_lines, config.max_bytes);
+        } = text_size(content, max_lines, max_bytes);
         if within {
             return Ok(None);
         }
@@ -213,17 +232,19 @@ impl OutputStore {
             .map(Some)
     }
 
-    /// Bounds raw bytes (for example a process's output). Valid UTF-8 within the limits comes
+    /// Bounds raw bytes (for example a process's output), its secrets redacted first. Valid
+    /// UTF-8 within the limits comes
     /// back as it is; anything else is saved exactly as a managed output, including valid text
     /// within the limits that is *not* valid UTF-8, which is shown lossily with a note.
     pub fn bound_bytes(
         &self,
         session_id: &str,
         call_id: &str,
-        bytes: Vec<u8>,
+        mut bytes: Vec<u8>,
     ) -> Result<BoundedText, StoreError> {
         let config = self.config();
         config.validate()?;
+        self.redact_bytes(&mut bytes);
         let (text, invalid) = match String::from_utf8(bytes) {
             Ok(text) => {
                 if self.text_fits(&text) {

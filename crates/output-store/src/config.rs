@@ -43,6 +43,9 @@ pub struct StoreConfig {
     /// How the model pages through a managed output, when the host offers a tool for it; the
     /// markers name it. `None`: markers name only the reference.
     pub paging: Option<PagingHint>,
+    /// Secret values (the host's credentials) redacted from every result before it is measured,
+    /// shown or saved; values under [`crate::MIN_SECRET_BYTES`] bytes are ignored.
+    pub redact: Vec<String>,
 }
 
 /// The tool a host offers for paging through managed outputs: it accepts a `tool-output://`
@@ -85,7 +88,16 @@ impl StoreConfig {
             spill_cap: DEFAULT_SPILL_CAP,
             quota: DEFAULT_QUOTA,
             paging: None,
+            redact: Vec::new(),
         }
+    }
+
+    /// The same configuration, redacting `secrets` from every result (see
+    /// [`redact`](Self::redact)).
+    #[must_use]
+    pub fn with_redactions(mut self, secrets: impl IntoIterator<Item = String>) -> Self {
+        self.redact.extend(secrets);
+        self
     }
 
     /// The same configuration, with markers that name `paging`.

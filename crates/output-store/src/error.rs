@@ -99,6 +99,18 @@ pub enum StoreError {
         /// What is wrong.
         problem: &'static str,
     },
+    /// A page request that starts after the last character of its line.
+    #[error("column {column} is out of range: line {line} of {reference} has {chars} characters")]
+    ColumnOutOfRange {
+        /// The reference.
+        reference: String,
+        /// The requested 1-based line.
+        line: usize,
+        /// The requested 1-based character of that line.
+        column: usize,
+        /// How many characters the line has.
+        chars: usize,
+    },
     /// A page request that starts after the last line.
     #[error("offset {offset} is out of range: {reference} has {total_lines} lines")]
     OffsetOutOfRange {

@@ -29,6 +29,9 @@
 //!   unexplained preview. A spill that fails (directory gone bad, disk full) keeps the preview:
 //!   its marker says the full output could not be saved and why, without a path, and
 //!   [`Bounded::unsaved`] carries the error for the host.
+//! - The secret values a host configures (`StoreConfig::redact`, its credentials) are replaced
+//!   by [`REDACTED`] in everything bounded — text, structured value, error text — before it is
+//!   measured, shown or saved, so no managed output on disk holds one either.
 //!
 //! ```
 //! use tackle_output_store::{OutputStore, PageLimits, StoreConfig};
@@ -37,10 +40,7 @@
 //! let data = tempfile::tempdir()?;
 //! let store = OutputStore::new(StoreConfig::in_data_dir(data.path()));
 //! let text: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
-//! let output = ToolOutput {
-//!     structured: serde_json::Value::Null,
-//!     content: vec![OutputContent::Text { text }],
-//! };
+//! let output = ToolOutput::new(serde_json::Value::Null, vec![OutputContent::Text { text }]);
 //! let bounded = store.bound("session-1", "call-1", output)?;
 //! assert!(bounded.truncated && bounded.omitted_lines == 3001);
 //! let reference = &bounded.references[0]; // shown to the model as tool-output://<id>
@@ -56,13 +56,14 @@ mod config;
 mod error;
 mod page;
 mod preview;
+mod redact;
 mod reference;
 mod spill;
 mod store;
 mod structured;
 mod text;
 
-pub use bound::{Bounded, BoundedText};
+pub use bound::{Bounded, BoundedText, MAX_FRAME_LINES};
 pub use cleanup::CleanupReport;
 pub use config::{
     DEFAULT_QUOTA, DEFAULT_SPILL_CAP, MANAGED_DIRECTORY, MAX_INLINE_MEDIA_BYTES, MIN_BYTES,
@@ -70,6 +71,7 @@ pub use config::{
 };
 pub use error::StoreError;
 pub use page::{Dropped, Page, PageLimits};
+pub use redact::{MIN_SECRET_BYTES, REDACTED};
 pub use reference::{OutputRef, SCHEME};
 pub use store::{DroppedBytes, ManagedOutput, OutputStore};
 /// The default limits, defined once in tool-core because every call's `Context` carries them.

@@ -6,7 +6,9 @@
 //!   the cap shows its kept ends with an inline marker;
 //! - a page has at most `min(limit, page_lines)` lines and fits the byte budget (each line
 //!   counted with the reader's per-line overhead); a line that does not fit ends the page and becomes
-//!   `next`, except the first, which is shortened in the middle so every page makes progress;
+//!   `next`, except the first, which shows the characters that fit and ends the page inside the
+//!   line (`next_column`), so every page makes progress and every byte can be reached;
+//! - a page cut inside a line is cut between characters, never inside one;
 //! - memory is bounded by the budget, whatever the length of a line.
 
 use std::fs::File;
@@ -15,7 +17,10 @@ use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use crate::StoreError;
 use crate::reference::{Layout, OutputRef};
 use crate::spill::CapHeader;
-use crate::text::{Text, line_marker};
+use line::{LineAcc, Shown};
+
+#[path = "page_line.rs"]
+mod line;
 
 /// One page of a managed output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,9 +35,15 @@ pub struct Page {
     pub truncated: bool,
     /// The line to read next, if any.
     pub next: Option<usize>,
+    /// Set when the page ends inside line `next`: the 1-based character of that line to
+    /// continue from (the page showed the characters before it).
+    pub next_column: Option<usize>,
+    /// The 1-based character of line `offset` the page starts from (1: its start).
+    pub column: usize,
     /// The page stopped at (or started in) lines the spill cap dropped; `next` skips them.
     pub dropped: Option<Dropped>,
-    /// Lines shown shortened in the middle, with an inline marker.
+    /// Lines shown in part: the first one from a later column, the last one cut where the page
+    /// ends (`next_column`), or a line the spill cap cut (its kept ends, with an inline marker).
     pub clamped_lines: usize,
     /// Some shown text was not valid UTF-8 (replaced by U+FFFD).
     pub invalid_utf8: bool,
@@ -71,85 +82,6 @@ impl PageLimits {
             bytes,
             line_overhead,
         }
-    }
-}
-
-/// One line being read: its first `keep` bytes, its last `keep` bytes, its length (dropped
-/// bytes included) and whether the spill cap cut it.
-#[derive(Debug)]
-struct LineAcc {
-    keep: usize,
-    head: Vec<u8>,
-    tail: Vec<u8>,
-    len: u64,
-    gap: bool,
-}
-
-impl LineAcc {
-    fn new(keep: usize) -> Self {
-        Self {
-            keep,
-            head: Vec::new(),
-            tail: Vec::new(),
-            len: 0,
-            gap: false,
-        }
-    }
-
-    fn feed(&mut self, bytes: &[u8]) {
-        self.len += bytes.len() as u64;
-        if !self.gap && self.head.len() < self.keep {
-            let take = (self.keep - self.head.len()).min(bytes.len());
-            self.head.extend_from_slice(&bytes[..take]);
-        }
-        self.tail
-            .extend_from_slice(&bytes[bytes.len().saturating_sub(self.keep)..]);
-        if self.tail.len() > 2 * self.keep {
-            self.tail.drain(..self.tail.len() - self.keep);
-        }
-    }
-
-    fn gap(&mut self, dropped: u64) {
-        self.len += dropped;
-        self.gap = true;
-        self.tail.clear();
-    }
-
-    /// The whole line, if it fits `budget` displayed bytes.
-    fn whole(&self, budget: usize) -> Option<(String, bool)> {
-        let complete = !self.gap && self.len == self.head.len() as u64;
-        (complete && Text::bytes(&self.head).display_len(0..self.head.len()) <= budget)
-            .then(|| lossy(&self.head))
-    }
-
-    /// The line shortened in the middle to `budget` displayed bytes (never less than its
-    /// marker, so every page shows something).
-    fn clamped(&self, budget: usize) -> (String, bool) {
-        let avail = budget.saturating_sub(line_marker(self.len).len());
-        let (head_raw, head_out) =
-            Text::bytes(&self.head).prefix(0..self.head.len(), avail * 2 / 5);
-        // Without a gap the tail buffer may overlap the head; never show a byte twice.
-        let overlap = if self.gap {
-            0
-        } else {
-            let tail_origin = self.len - self.tail.len() as u64;
-            usize::try_from((head_raw as u64).saturating_sub(tail_origin)).unwrap_or(usize::MAX)
-        };
-        let from = overlap.min(self.tail.len());
-        let (tail_start, _) =
-            Text::bytes(&self.tail).suffix(from..self.tail.len(), avail - head_out);
-        let shown = (head_raw + self.tail.len() - tail_start) as u64;
-        let (head, head_lossy) = lossy(&self.head[..head_raw]);
-        let (tail, tail_lossy) = lossy(&self.tail[tail_start..]);
-        let text = format!("{head}{}{tail}", line_marker(self.len - shown));
-        (text, head_lossy || tail_lossy)
-    }
-}
-
-fn lossy(bytes: &[u8]) -> (String, bool) {
-    match String::from_utf8(bytes.to_vec()) {
-        Ok(text) => (text, false),
-        Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), true),
     }
 }
 
@@ -251,11 +183,13 @@ impl Cursor {
         Ok(())
     }
 
-    fn next(&mut self, keep: usize) -> io::Result<Option<Item>> {
+    /// The next line (its first `skip` characters skipped, then at most `keep` bytes kept) or
+    /// run of dropped lines.
+    fn next(&mut self, skip: u64, keep: usize) -> io::Result<Option<Item>> {
         loop {
             match self.stage {
                 Stage::Head | Stage::Tail => {
-                    let mut acc = LineAcc::new(keep);
+                    let mut acc = LineAcc::new(skip, keep);
                     let partial = match read_line(&mut self.reader, &mut acc)? {
                         End::Newline => return Ok(Some(self.line(acc))),
                         End::Eof { partial } => partial,
@@ -302,7 +236,7 @@ impl Cursor {
                     let Some(cap) = self.cap else { continue };
                     self.reader.set_limit(Self::tail_len(&cap));
                     if cap.tail_partial {
-                        let mut acc = LineAcc::new(keep);
+                        let mut acc = LineAcc::new(skip, keep);
                         acc.gap(cap.tail_lead);
                         read_line(&mut self.reader, &mut acc)?;
                         return Ok(Some(self.line(acc)));
@@ -318,11 +252,13 @@ fn to_usize(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
-/// Reads the page of `reference` (opened as `file`) that starts at line `offset`.
+/// Reads the page of `reference` (opened as `file`) that starts at line `offset`, character
+/// `column` (1-based) of that line.
 pub(crate) fn read(
     mut file: File,
     reference: &OutputRef,
     offset: usize,
+    column: usize,
     budget: PageLimits,
 ) -> Result<Page, StoreError> {
     let read_error = |source| StoreError::Read {
@@ -352,6 +288,7 @@ pub(crate) fn read(
         stage: Stage::Head,
     };
     let offset = offset as u64;
+    let column = column.max(1) as u64;
     cursor.jump(offset).map_err(read_error)?;
 
     let mut page = Page {
@@ -360,13 +297,15 @@ pub(crate) fn read(
         total_lines: 0,
         truncated: false,
         next: None,
+        next_column: None,
+        column: to_usize(column),
         dropped: None,
         clamped_lines: 0,
         invalid_utf8: false,
     };
     // Skip to `offset`.
     while cursor.next_line < offset {
-        match cursor.next(0).map_err(read_error)? {
+        match cursor.next(0, 0).map_err(read_error)? {
             Some(Item::Line { .. }) => {}
             Some(Item::Dropped(dropped)) if offset <= dropped.last_line as u64 => {
                 page.dropped = Some(dropped);
@@ -391,10 +330,17 @@ pub(crate) fn read(
     let mut used = 0;
     let mut stopped = page.dropped.is_some();
     while !stopped && page.lines.len() < budget.lines {
+        let first = page.lines.is_empty();
         let remaining = budget.bytes.saturating_sub(used);
-        let room = remaining >= budget.line_overhead;
-        let keep = remaining.saturating_sub(budget.line_overhead);
-        match cursor.next(keep).map_err(read_error)? {
+        let mut keep = remaining.saturating_sub(budget.line_overhead);
+        let skip = if first {
+            // The first line always shows a character, whatever the budget.
+            keep = keep.max(4);
+            column - 1
+        } else {
+            0
+        };
+        match cursor.next(skip, keep).map_err(read_error)? {
             None => stopped = true,
             Some(Item::Dropped(dropped)) => {
                 page.dropped = Some(dropped);
@@ -402,20 +348,42 @@ pub(crate) fn read(
                 stopped = true;
             }
             Some(Item::Line { number, acc }) => {
-                let (text, invalid) = match acc.whole(keep).filter(|_| room) {
-                    Some(whole) => whole,
-                    None if page.lines.is_empty() => {
-                        page.clamped_lines += 1;
-                        acc.clamped(keep)
-                    }
-                    None => {
+                if acc.skipping {
+                    return Err(StoreError::ColumnOutOfRange {
+                        reference: reference.to_string(),
+                        line: to_usize(number),
+                        column: to_usize(column),
+                        chars: to_usize(acc.skipped),
+                    });
+                }
+                // A later line needs room for its overhead at least (an empty line too).
+                let room = first || remaining >= budget.line_overhead;
+                let shown = if room {
+                    acc.show(keep, first)
+                } else {
+                    Shown::Nothing
+                };
+                let (text, invalid, cut) = match shown {
+                    Shown::Whole(text, invalid) => (text, invalid, None),
+                    Shown::Part {
+                        text,
+                        invalid,
+                        chars,
+                    } => (text, invalid, Some(skip + 1 + chars)),
+                    Shown::Nothing => {
                         page.next = Some(to_usize(number));
                         break;
                     }
                 };
+                page.clamped_lines += usize::from(cut.is_some() || skip > 0 || acc.gap.is_some());
                 used += text.len() + budget.line_overhead;
                 page.invalid_utf8 |= invalid;
                 page.lines.push(text);
+                if let Some(next_column) = cut {
+                    page.next = Some(to_usize(number));
+                    page.next_column = Some(to_usize(next_column));
+                    break;
+                }
             }
         }
     }
@@ -431,6 +399,14 @@ pub(crate) fn read(
             cursor.next_line - 1 + rest
         }
     };
+    if page.lines.is_empty() && page.dropped.is_none() && column > 1 {
+        return Err(StoreError::ColumnOutOfRange {
+            reference: reference.to_string(),
+            line: page.offset,
+            column: page.column,
+            chars: 0,
+        });
+    }
     if page.lines.is_empty() && page.dropped.is_none() && offset > total_lines.max(1) {
         return Err(StoreError::OffsetOutOfRange {
             reference: reference.to_string(),

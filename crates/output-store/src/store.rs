@@ -5,8 +5,11 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
+use tackle_tool_core::ToolOutput;
+
 use crate::cleanup::{self, CleanupReport};
 use crate::page::{self, Page, PageLimits};
+use crate::redact::Redactor;
 use crate::reference::{Layout, OutputRef};
 use crate::spill::{self, CapHeader, Written};
 use crate::{StoreConfig, StoreError};
@@ -25,6 +28,7 @@ pub struct OutputStore {
 #[derive(Debug)]
 struct Inner {
     config: StoreConfig,
+    redactor: Redactor,
     usage: Mutex<Usage>,
 }
 
@@ -40,6 +44,7 @@ impl OutputStore {
     pub fn new(config: StoreConfig) -> Self {
         Self {
             inner: Arc::new(Inner {
+                redactor: Redactor::new(&config.redact),
                 config,
                 usage: Mutex::new(Usage::default()),
             }),
@@ -49,6 +54,23 @@ impl OutputStore {
     /// The configuration.
     pub fn config(&self) -> &StoreConfig {
         &self.inner.config
+    }
+
+    /// Replaces every configured secret value in `output` (text parts, file names, structured
+    /// value) with [`REDACTED`](crate::REDACTED). [`bound`](Self::bound) does it first; a host
+    /// that measures an output before bounding it redacts it first too.
+    pub fn redact(&self, output: &mut ToolOutput) {
+        self.inner.redactor.output(output);
+    }
+
+    /// Replaces every configured secret value in `text` (an error message, for example).
+    pub fn redact_text(&self, text: &mut String) {
+        self.inner.redactor.text(text);
+    }
+
+    /// Replaces every configured secret value in raw bytes.
+    pub(crate) fn redact_bytes(&self, bytes: &mut Vec<u8>) {
+        self.inner.redactor.bytes(bytes);
     }
 
     /// Saves `body` as a new managed output and keeps the directory within its quota.
@@ -109,6 +131,24 @@ impl OutputStore {
         offset: usize,
         limits: PageLimits,
     ) -> Result<Page, StoreError> {
+        self.read_page_at(reference, offset, 1, limits)
+    }
+
+    /// The page of a managed output starting at the 1-based character `column` of the 1-based
+    /// line `offset`: how a line too long for one page is read on (a page that ends inside a
+    /// line says where to continue in [`Page::next_column`]).
+    pub fn read_page_at(
+        &self,
+        reference: &OutputRef,
+        offset: usize,
+        column: usize,
+        limits: PageLimits,
+    ) -> Result<Page, StoreError> {
+        if column == 0 {
+            return Err(StoreError::InvalidPage {
+                problem: "column is 1-based and must be at least 1",
+            });
+        }
         if offset == 0 {
             return Err(StoreError::InvalidPage {
                 problem: "offset is 1-based and must be at least 1",
@@ -122,7 +162,7 @@ impl OutputStore {
         let config = &self.inner.config;
         config.validate()?;
         let file = spill::open(&config.directory, reference)?;
-        page::read(file, reference, offset, limits)
+        page::read(file, reference, offset, column, limits)
     }
 
     /// Opens a managed output for reading its stored bytes. For a capped output these are its

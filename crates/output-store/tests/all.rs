@@ -6,6 +6,8 @@ mod bound;
 mod cleanup;
 mod common;
 mod faults;
+mod frames;
 mod props;
 mod reading;
+mod redact;
 mod snapshots;

@@ -58,10 +58,10 @@ fn two_large_texts_are_bounded_as_the_text_the_model_reads() {
     let dir = tempfile::tempdir().unwrap();
     let store = store(dir.path());
     let (a, b) = ("a".repeat(30_000), "b".repeat(30_000));
-    let input = tackle_tool_core::ToolOutput {
-        structured: json!({"kind": "report"}),
-        content: vec![text(a.clone()), text(b.clone())],
-    };
+    let input = tackle_tool_core::ToolOutput::new(
+        json!({"kind": "report"}),
+        vec![text(a.clone()), text(b.clone())],
+    );
     let bounded = store.bound("ses", "call", input).unwrap();
     assert_eq!(bounded.output.structured, json!({"kind": "report"}));
     assert_eq!(bounded.references.len(), 1);
@@ -154,10 +154,10 @@ fn a_large_structured_value_is_replaced_by_its_reference() {
 fn text_and_structured_both_over_give_two_references() {
     let dir = tempfile::tempdir().unwrap();
     let store = store(dir.path());
-    let input = tackle_tool_core::ToolOutput {
-        structured: json!({"blob": "z".repeat(20_000)}),
-        content: vec![text("y\n".repeat(3000))],
-    };
+    let input = tackle_tool_core::ToolOutput::new(
+        json!({"blob": "z".repeat(20_000)}),
+        vec![text("y\n".repeat(3000))],
+    );
     let bounded = store.bound("ses", "call", input).unwrap();
     assert_eq!(bounded.references.len(), 2);
     assert!(model_text(&bounded.output).contains(&bounded.references[0].to_string()));

@@ -31,10 +31,7 @@ pub(crate) fn text(text: impl Into<String>) -> OutputContent {
 }
 
 pub(crate) fn output(content: Vec<OutputContent>) -> ToolOutput {
-    ToolOutput {
-        structured: json!({"ok": true}),
-        content,
-    }
+    ToolOutput::new(json!({"ok": true}), content)
 }
 
 pub(crate) fn text_output(body: impl Into<String>) -> ToolOutput {
@@ -42,10 +39,7 @@ pub(crate) fn text_output(body: impl Into<String>) -> ToolOutput {
 }
 
 pub(crate) fn structured_only(structured: Value) -> ToolOutput {
-    ToolOutput {
-        structured,
-        content: Vec::new(),
-    }
+    ToolOutput::new(structured, Vec::new())
 }
 
 /// The files in a managed directory, by name.

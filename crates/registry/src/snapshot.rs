@@ -220,6 +220,8 @@ impl Materialization {
     /// loses nothing the preview shows: the preview's marker says the rest could not be saved,
     /// and [`Settlement::unsaved`] carries the store's error. Limits the store cannot work
     /// with, and inline media over its limit, are [`SettleError::Store`].
+    /// Every result, success or error, has the store's secret values redacted before it is
+    /// measured, shown or saved.
     ///
     /// Once the tool starts, it finishes even if its registration goes away meanwhile.
     pub async fn settle(&self, call: &Call, ctx: &Context) -> Result<Settlement, SettleError> {
@@ -246,7 +248,7 @@ impl Materialization {
             };
             &owned
         };
-        let output = match entry.tool.run_unbounded(call, ctx).await {
+        let mut output = match entry.tool.run_unbounded(call, ctx).await {
             Ok(output) => output,
             Err(ToolError::Failure(failure)) => {
                 return settle_error(store, ctx, call, failure.message).await;
@@ -254,6 +256,8 @@ impl Materialization {
             Err(ToolError::Halt(halt)) => return Err(halt.into()),
             Err(ToolError::Defect(defect)) => return Err(defect.into()),
         };
+        // Secrets first: what is measured, shown and saved is the redacted output.
+        store.redact(&mut output);
         if !store.needs_spill(&output)? {
             // Within every limit: the output is the result as it is.
             return Ok(Settlement {
@@ -284,8 +288,9 @@ async fn settle_error(
     store: &OutputStore,
     ctx: &Context,
     call: &Call,
-    message: String,
+    mut message: String,
 ) -> Result<Settlement, SettleError> {
+    store.redact_text(&mut message);
     if store.text_fits(&message) {
         return Ok(Settlement::error(message));
     }

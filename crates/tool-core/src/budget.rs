@@ -50,6 +50,45 @@ impl Budget {
     }
 }
 
+/// How much of a tool's model text is its own frame around the content: a header, line-number
+/// prefixes, a status line after a command's output. The budget limits content; a leaf that
+/// frames its content says how much frame it added, so the bound counts only the content (up
+/// to a ceiling the output store sets) and a page or an output within the budget is never cut
+/// because of its frame.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Frame {
+    /// Lines of the model text that are frame.
+    pub lines: usize,
+    /// Bytes of the model text that are frame.
+    pub bytes: usize,
+}
+
+impl Frame {
+    /// No frame: every line and byte is content.
+    pub const NONE: Frame = Frame { lines: 0, bytes: 0 };
+
+    /// The frame of `text` around `content`, a part of it (a command's output before its
+    /// status line).
+    pub fn around(text: &str, content: &str) -> Self {
+        Self::beyond(text, line_count(content), content.len())
+    }
+
+    /// The frame of `text` whose content is `content_lines` lines of `content_bytes` bytes in
+    /// all (numbered lines whose numbers are frame).
+    pub fn beyond(text: &str, content_lines: usize, content_bytes: usize) -> Self {
+        Frame {
+            lines: line_count(text).saturating_sub(content_lines),
+            bytes: text.len().saturating_sub(content_bytes),
+        }
+    }
+}
+
+/// Lines as the bound counts them: a last line without a newline counts too.
+fn line_count(text: &str) -> usize {
+    let newlines = text.bytes().filter(|&b| b == b'\n').count();
+    newlines + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
 impl Default for Budget {
     fn default() -> Self {
         Self::DEFAULT

@@ -4,6 +4,8 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::Frame;
+
 /// A part of a tool's model projection, as an author returns it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Content {
@@ -79,9 +81,22 @@ pub struct ToolOutput {
     pub structured: Value,
     /// What the model reads.
     pub content: Vec<OutputContent>,
+    /// How much of the text parts is the tool's frame, not counted against the budget (see
+    /// [`Frame`]); only the bound reads it.
+    #[serde(skip)]
+    pub frame: Frame,
 }
 
 impl ToolOutput {
+    /// An output with no frame.
+    pub fn new(structured: Value, content: Vec<OutputContent>) -> Self {
+        Self {
+            structured,
+            content,
+            frame: Frame::NONE,
+        }
+    }
+
     /// How a result is presented to a provider (reference L5): `json` when there is no content,
     /// `text` for exactly one text part, `content` otherwise.
     pub fn to_result_value(&self) -> ResultValue {
@@ -135,10 +150,7 @@ mod tests {
     use serde_json::json;
 
     fn output(content: Vec<OutputContent>) -> ToolOutput {
-        ToolOutput {
-            structured: json!({"n": 1}),
-            content,
-        }
+        ToolOutput::new(json!({"n": 1}), content)
     }
 
     #[test]

@@ -148,10 +148,7 @@ impl Runtime for DynamicRuntime {
                     .collect(),
                 None => default_content(&output),
             };
-            Ok(ToolOutput {
-                structured: output,
-                content,
-            })
+            Ok(ToolOutput::new(output, content))
         })
     }
 }

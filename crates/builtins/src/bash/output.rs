@@ -10,7 +10,7 @@ use std::os::unix::process::ExitStatusExt;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use tackle_tool_core::Rendered;
+use tackle_tool_core::{Frame, Rendered};
 
 use super::capture::Captured;
 use super::group::Member;
@@ -196,7 +196,9 @@ pub(crate) fn build(
     };
     keep_if_fits(&mut out, |o| &mut o.output, &output, max_structured_bytes);
     let text = model_text(&out, &output);
-    Rendered::text(out, text)
+    // The status line and warnings are frame: output within the budget comes through whole.
+    let frame = Frame::around(&text, &output);
+    Rendered::text(out, text).with_frame(frame)
 }
 
 /// The model text (BA9): the output, a status line, and any warnings.

@@ -26,7 +26,7 @@ use crate::location::{EntryKind, Kind, Resolved};
 use crate::services::LocationServices;
 use file::{FileRead, ReadFailure, read_file};
 use page::PageBudget;
-use render::{FRAME_SLACK_BYTES, Hint, PAGE_FRAME_BYTES, PAGE_LINE_OVERHEAD, page_lines};
+use render::{Hint, page_lines};
 
 /// Lines (or entries) a page has by default and at most: the default line budget, so that a
 /// default page fits a result whole.
@@ -48,7 +48,8 @@ from an earlier truncated result can be read the same way. Text is returned as n
 (\"12: text\"); the number and the \": \" after it are not part of the file. By default up to \
 2000 lines are returned from the start; use offset (1-based line) and limit to page through \
 large files, as the hint at the end of each page says. Lines longer than 2000 characters are \
-cut. Directories list their entries, directories first with a trailing /. Images (PNG, JPEG, \
+cut; a line of a tool-output:// reference too long for one page is continued with column \
+(1-based character), as the hint says. Directories list their entries, directories first with a trailing /. Images (PNG, JPEG, \
 GIF, WebP) and PDF files are returned as attachments; other binary files cannot be read.";
 
 /// The input of `read`.
@@ -60,6 +61,8 @@ pub struct ReadInput {
     pub offset: Option<u64>,
     /// The number of lines (or entries) to read; at most 2000, the default.
     pub limit: Option<u64>,
+    /// The character of line `offset` to start from (1-based), to continue a long line as a hint says.
+    pub column: Option<u64>,
 }
 
 /// What `read` returns (the structured output).
@@ -87,6 +90,9 @@ pub struct TextPageOutput {
     pub encoding: String,
     /// The number of the first line.
     pub offset: u64,
+    /// The character of the first line the page starts from, when not its start.
+    #[serde(skip_serializing_if = "is_one")]
+    pub column: u64,
     /// Lines on this page.
     pub lines: usize,
     /// Lines in the whole file.
@@ -96,8 +102,15 @@ pub struct TextPageOutput {
     /// The offset to read next.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<u64>,
-    /// Lines shortened to 2000 characters.
+    /// The page ends inside line `next`: the column to read next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_column: Option<u64>,
+    /// Lines shown in part (cut at 2000 characters, or where a page of a managed output ends).
     pub clamped_lines: usize,
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 /// A page of a directory.
@@ -186,10 +199,18 @@ impl Execute for Read {
             Some(limit) => limit.min(MAX_READ_LINES),
             None => MAX_READ_LINES,
         };
-        // `offset: 0` reads from the start, as the reference's CLI does.
+        // `offset: 0` reads from the start, as the reference's CLI does; so does `column: 0`.
         let offset = input.offset.unwrap_or(1).max(1);
+        let column = input.column.unwrap_or(1).max(1);
         if let Some(reference) = OutputRef::parse(input.path.trim()) {
-            return self.managed(reference, offset, limit, ctx.budget).await;
+            let at = (offset, column);
+            return self.managed(reference, at, limit, ctx.budget).await;
+        }
+        if column > 1 {
+            return Err(ToolError::failure(
+                "column applies to tool-output:// references only: lines of a file longer than \
+                 2000 characters are cut",
+            ));
         }
         let resolved = self
             .services
@@ -209,20 +230,21 @@ impl Read {
     async fn managed(
         &self,
         reference: OutputRef,
-        offset: u64,
+        (offset, column): (u64, u64),
         limit: u64,
         budget: Budget,
     ) -> Result<Rendered<ReadOutput>, ToolError> {
         let store = self.services.store.clone();
         blocking(move || {
             let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+            // Each line counts its newline; its number is frame.
             let limits = PageLimits::new(
                 to_usize(limit).min(page_lines(&budget)),
-                budget.max_bytes - PAGE_FRAME_BYTES.min(budget.max_bytes / 4),
-                PAGE_LINE_OVERHEAD,
+                budget.max_bytes,
+                1,
             );
             let page = store
-                .read_page(&reference, to_usize(offset), limits)
+                .read_page_at(&reference, to_usize(offset), to_usize(column), limits)
                 .map_err(|err| ToolError::failure(format!("Unable to read {reference}: {err}")))?;
             Ok(managed_page(&reference, &page))
         })
@@ -263,6 +285,7 @@ fn read_resolved(
                 listing.total,
                 listing.next,
             );
+            let frame = render::frame(&text, listing.entries.iter().map(|e| e.name.as_str()));
             Ok(Rendered::text(
                 ReadOutput::ListPage(ListPageOutput {
                     path: resource.clone(),
@@ -273,7 +296,8 @@ fn read_resolved(
                     next: listing.next,
                 }),
                 text,
-            ))
+            )
+            .with_frame(frame))
         }
         Some(EntryKind::File) => read_text_or_media(resolved, offset, limit, budget),
     }
@@ -286,13 +310,12 @@ fn read_text_or_media(
     budget: &Budget,
 ) -> Result<Rendered<ReadOutput>, ToolError> {
     let resource = &resolved.resource;
-    let frame = render::header(resource).len() + FRAME_SLACK_BYTES;
     let page_budget = PageBudget {
         offset,
         max_lines: usize::try_from(limit)
             .unwrap_or(usize::MAX)
             .min(page_lines(budget)),
-        max_bytes: budget.max_bytes.saturating_sub(frame).max(1),
+        max_bytes: budget.max_bytes,
     };
     let read = read_file(&resolved.canonical, page_budget, MAX_MEDIA_BYTES).map_err(|failure| {
         ToolError::Failure(ToolFailure::new(match failure {
@@ -356,20 +379,24 @@ fn read_text_or_media(
                 .into_iter()
                 .collect();
             let text = render::text_page(resource, page.offset, &page.lines, hint, &notes);
+            let frame = render::frame(&text, page.lines.iter().map(String::as_str));
             Ok(Rendered::text(
                 ReadOutput::TextPage(TextPageOutput {
                     path: resource.clone(),
                     mime,
                     encoding: encoding.label().unwrap_or("UTF-8").to_owned(),
                     offset: page.offset,
+                    column: 1,
                     lines: page.lines.len(),
                     total_lines: page.total_lines,
                     truncated: page.next.is_some(),
                     next: page.next,
+                    next_column: None,
                     clamped_lines: page.clamped,
                 }),
                 text,
-            ))
+            )
+            .with_frame(frame))
         }
     }
 }
@@ -377,14 +404,20 @@ fn read_text_or_media(
 fn managed_page(reference: &OutputRef, page: &Page) -> Rendered<ReadOutput> {
     let offset = page.offset as u64;
     let last = offset + page.lines.len() as u64 - u64::from(!page.lines.is_empty());
-    let hint = match page.next {
-        Some(next) => Hint::More {
+    let hint = match (page.next, page.next_column) {
+        (Some(next), Some(column)) => Hint::Cut {
+            first: offset,
+            last: next as u64,
+            total: page.total_lines as u64,
+            column: column as u64,
+        },
+        (Some(next), None) => Hint::More {
             first: offset,
             last,
             total: page.total_lines as u64,
             next: next as u64,
         },
-        None => Hint::End {
+        (None, _) => Hint::End {
             total: page.total_lines as u64,
             what: "output",
         },
@@ -398,18 +431,21 @@ fn managed_page(reference: &OutputRef, page: &Page) -> Rendered<ReadOutput> {
     }
     let path = reference.to_string();
     let text = render::text_page(&path, offset, &page.lines, hint, &notes);
+    let frame = render::frame(&text, page.lines.iter().map(String::as_str));
     let output = TextPageOutput {
         path,
         mime: "text/plain".to_owned(),
         encoding: "UTF-8".to_owned(),
         offset,
+        column: page.column as u64,
         lines: page.lines.len(),
         total_lines: page.total_lines as u64,
         truncated: page.truncated,
         next: page.next.map(|next| next as u64),
+        next_column: page.next_column.map(|column| column as u64),
         clamped_lines: page.clamped_lines,
     };
-    Rendered::text(ReadOutput::TextPage(output), text)
+    Rendered::text(ReadOutput::TextPage(output), text).with_frame(frame)
 }
 
 /// `File not found: <resource>`, with up to 3 siblings whose names contain the missing name

@@ -5,8 +5,9 @@
 //!   counting newlines in buffer-sized chunks, a line longer than [`MAX_LINE_CHARS`] keeps only
 //!   its first characters (the rest is scanned, not stored), and the total is counted the same
 //!   way after the page.
-//! - A page holds at most `max_lines` lines and `max_bytes` bytes of numbered text
-//!   (`"<n>: <line>\n"`); the first line that does not fit becomes `next`.
+//! - A page holds at most `max_lines` lines and `max_bytes` bytes of content (each line with
+//!   its newline; the `"<n>: "` numbers are frame, not counted); the first line that does not
+//!   fit becomes `next`.
 //! - Lines are split on `\n`, a trailing `\r` is dropped; a final newline does not start a line.
 
 use std::io::{self, BufRead};
@@ -24,7 +25,7 @@ pub(crate) struct PageBudget {
     pub(crate) offset: u64,
     /// Lines at most.
     pub(crate) max_lines: usize,
-    /// Bytes of numbered text at most.
+    /// Bytes of content at most (see [`content_len`]).
     pub(crate) max_bytes: usize,
 }
 
@@ -113,7 +114,7 @@ pub(crate) fn page(reader: &mut impl BufRead, budget: PageBudget) -> Result<Text
                     offset: start + valid as u64,
                     line,
                 })?;
-            let shown = numbered_len(line, &text);
+            let shown = content_len(&text);
             if used_bytes + shown > budget.max_bytes && !lines.is_empty() {
                 capped = true;
                 next = Some(line);
@@ -142,10 +143,10 @@ pub(crate) fn page(reader: &mut impl BufRead, budget: PageBudget) -> Result<Text
     })
 }
 
-/// Bytes of `"<n>: <text>\n"`.
-pub(crate) fn numbered_len(number: u64, text: &str) -> usize {
-    let digits = number.checked_ilog10().map_or(1, |d| d as usize + 1);
-    digits + 2 + text.len() + 1
+/// Bytes a shown line counts against the page's budget: its text and newline (its number is
+/// frame, as the reference counts a page).
+pub(crate) fn content_len(text: &str) -> usize {
+    text.len() + 1
 }
 
 struct RawLine {

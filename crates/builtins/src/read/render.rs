@@ -1,25 +1,27 @@
 //! The model text of `read`, in the format Kilo/opencode models know (the legacy V1 read):
 //! `<path>…</path>\n<type>file</type>\n<content>\n1: line\n…\n\n(hint)\n</content>`.
+//!
+//! A page's budget counts its lines only; the tags, line numbers and hints are its frame,
+//! which settle's bound does not count, so a page of 2000 lines and 50 KB passes whole.
 
 use std::fmt::Write as _;
 
-use tackle_tool_core::Budget;
+use tackle_tool_core::{Budget, Frame};
 
 use super::listing::Entry;
 
-/// Lines of frame around a page's lines: header, blank line, hints and closing tag.
-pub(crate) const PAGE_FRAME_LINES: usize = 8;
-/// Bytes of frame a text page may add beyond its header line.
-pub(crate) const FRAME_SLACK_BYTES: usize = 256;
-/// Bytes counted per line of a managed output's page on top of its text: its `N: ` prefix
-/// and newline.
-pub(crate) const PAGE_LINE_OVERHEAD: usize = 12;
-/// Bytes of frame a managed output's page may add (at most a quarter of the budget).
-pub(crate) const PAGE_FRAME_BYTES: usize = 1024;
-
-/// Lines of content on one page within `budget`, frame left out.
+/// Lines of content on one page within `budget`: its line budget (the frame around the lines,
+/// numbers included, is not content; see [`frame`]).
 pub(crate) fn page_lines(budget: &Budget) -> usize {
-    budget.max_lines.saturating_sub(PAGE_FRAME_LINES).max(1)
+    budget.max_lines.max(1)
+}
+
+/// The frame of a rendered page of `lines` (each counted with its newline, as the page budget
+/// counts them): everything else in `text`.
+pub(crate) fn frame<'a>(text: &str, lines: impl ExactSizeIterator<Item = &'a str>) -> Frame {
+    let count = lines.len();
+    let bytes = lines.map(|line| line.len() + 1).sum();
+    Frame::beyond(text, count, bytes)
 }
 
 /// What a text page says after its lines.
@@ -38,6 +40,13 @@ pub(crate) enum Hint {
         last: u64,
         total: u64,
         next: u64,
+    },
+    /// Stopped inside line `last`, after character `column - 1`.
+    Cut {
+        first: u64,
+        last: u64,
+        total: u64,
+        column: u64,
     },
     /// Reached the end.
     End { total: u64, what: &'static str },
@@ -62,6 +71,16 @@ impl Hint {
             } => {
                 format!("(Showing lines {first}-{last} of {total}. Use offset={next} to continue.)")
             }
+            Self::Cut {
+                first,
+                last,
+                total,
+                column,
+            } => format!(
+                "(Showing lines {first}-{last} of {total}; line {last} is cut after character {}. \
+                 Use offset={last} and column={column} to continue.)",
+                column - 1
+            ),
             Self::End { total, what } => format!("(End of {what} - total {total} lines)"),
         }
     }

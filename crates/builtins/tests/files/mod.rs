@@ -7,6 +7,7 @@ mod edit;
 mod encoding;
 mod location;
 mod mutation;
+mod paging;
 mod protected;
 mod race;
 mod read;

@@ -225,16 +225,19 @@ async fn long_files_page_with_hints() {
     fx.put("long.txt", &text);
     let first = fx.call("read", json!({"path": "long.txt"})).await.unwrap();
     let shown = text_of(&first);
-    assert!(
-        shown.lines().count() <= 2000,
+    // A full page of content; its tags, numbers and hint are declared frame, which the settle
+    // bound does not count.
+    assert_eq!(
+        shown.lines().count() - first.frame.lines,
+        2000,
         "the page fits the settle bound"
     );
     assert!(
-        shown.ends_with("(Showing lines 1-1992 of 3000. Use offset=1993 to continue.)\n</content>"),
+        shown.ends_with("(Showing lines 1-2000 of 3000. Use offset=2001 to continue.)\n</content>"),
         "{}",
         &shown[shown.len() - 120..]
     );
-    assert_eq!(first.structured["next"], json!(1993));
+    assert_eq!(first.structured["next"], json!(2001));
     let page = fx
         .text(
             "read",
@@ -279,11 +282,13 @@ async fn byte_budget_and_long_lines() {
         .map(|_| format!("{}\n", "y".repeat(1000)))
         .collect();
     fx.put("wide.txt", &text);
-    let shown = fx.text("read", json!({"path": "wide.txt"})).await;
-    assert!(shown.len() <= 50 * 1024, "{}", shown.len());
+    let page = fx.call("read", json!({"path": "wide.txt"})).await.unwrap();
+    let shown = text_of(&page);
+    // 50 KB of content (51 lines and their newlines); the numbers and tags are frame.
+    assert_eq!(shown.len() - page.frame.bytes, 51 * 1001);
     let tail = &shown[shown.rfind("\n\n").unwrap()..];
     insta::assert_snapshot!(tail, @r"
-    (Output capped at 50 KB. Showing lines 1-50. Use offset=51 to continue.)
+    (Output capped at 50 KB. Showing lines 1-51. Use offset=52 to continue.)
     </content>
     ");
     fx.put("minified.js", format!("{}\n", "m".repeat(5000)));
@@ -365,10 +370,7 @@ async fn managed_outputs_read_without_a_prompt() {
         .bound(
             "ses_test",
             "call_0",
-            tackle_tool_core::ToolOutput {
-                structured: json!(null),
-                content: vec![OutputContent::Text { text: big }],
-            },
+            tackle_tool_core::ToolOutput::new(json!(null), vec![OutputContent::Text { text: big }]),
         )
         .unwrap();
     let reference = bounded.references[0].to_string();

@@ -1,0 +1,299 @@
+//! Paging managed outputs through the registry as a model does: every byte of a line longer
+//! than a page is reachable by following the hints (`offset` and `column`).
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use tackle_output_store::OutputRef;
+use tackle_permission::{Effect, Reply, Rule};
+use tackle_registry::{ApplicationTools, Materialization, Registration, ToolRegistry};
+use tackle_tool_core::{Call, OutputContent, ShowAll, ToolOutput};
+
+use super::support::{Fixture, context};
+
+/// A registry holding every builtin of `fx`'s Location, everything allowed.
+struct Host {
+    fx: Fixture,
+    _registration: Registration,
+    snapshot: Materialization,
+}
+
+impl Host {
+    fn new() -> Self {
+        let fx = Fixture::with_rules(Reply::Once, vec![Rule::new("*", "*", Effect::Allow)]);
+        let app = ApplicationTools::new();
+        let registry = ToolRegistry::new(&app, fx.services.store.clone());
+        let registration = registry
+            .tools()
+            .register(tackle_builtins::builtin_tools(&fx.services))
+            .unwrap();
+        let snapshot = registry.materialize(&ShowAll);
+        Self {
+            fx,
+            _registration: registration,
+            snapshot,
+        }
+    }
+
+    /// The model text and structured output of a settled call.
+    async fn settle(&self, name: &str, input: Value) -> (String, Value) {
+        let settlement = self
+            .snapshot
+            .settle(&Call::new("c1", name, input.clone()), &context())
+            .await
+            .unwrap();
+        if let tackle_tool_core::ResultValue::Error(message) = settlement.result() {
+            let message: String = message.chars().take(500).collect();
+            panic!("{name} {input}: {message}");
+        }
+        let output = settlement.output().unwrap();
+        let text = output
+            .content
+            .iter()
+            .filter_map(OutputContent::as_text)
+            .collect::<String>();
+        (text, output.structured.clone())
+    }
+
+    /// Saves `body` as a managed output, as settle does for a large result.
+    fn spill(&self, body: &str) -> OutputRef {
+        let output = ToolOutput::new(Value::Null, vec![OutputContent::Text { text: body.into() }]);
+        let bounded = self
+            .fx
+            .services
+            .store
+            .bound("ses_test", "c0", output)
+            .unwrap();
+        bounded.references[0].clone()
+    }
+
+    /// Reads `reference` from the start, following each page's `next` and `nextColumn`, and
+    /// joins what the pages show; returns the text and the hints seen.
+    async fn read_all(&self, reference: &str) -> (String, Vec<String>) {
+        let (mut offset, mut column) = (1u64, 1u64);
+        let mut joined = String::new();
+        let mut hints = Vec::new();
+        for _ in 0..10_000 {
+            let input = json!({"path": reference, "offset": offset, "column": column});
+            let (text, structured) = self.settle("read", input).await;
+            let (lines, hint) = page_lines(&text);
+            hints.push(hint);
+            for (i, (number, line)) in lines.iter().enumerate() {
+                assert_eq!(*number, offset + i as u64, "{text}");
+                // A line that starts on this page follows the one before it.
+                if (i > 0 || column == 1) && *number > 1 {
+                    joined.push('\n');
+                }
+                joined.push_str(line);
+            }
+            let next = structured["next"].as_u64();
+            let next_column = structured["nextColumn"].as_u64();
+            match (next, next_column) {
+                (Some(next), Some(next_column)) => (offset, column) = (next, next_column),
+                (Some(next), None) => (offset, column) = (next, 1),
+                (None, _) => return (joined, hints),
+            }
+        }
+        panic!("paging did not end");
+    }
+}
+
+/// Panics with where `shown` first differs from `expected` (both may be megabytes).
+fn assert_same(shown: &str, expected: &str) {
+    if shown == expected {
+        return;
+    }
+    let at = shown
+        .bytes()
+        .zip(expected.bytes())
+        .position(|(a, b)| a != b)
+        .unwrap_or(shown.len().min(expected.len()));
+    let around = |text: &str| {
+        let bytes = &text.as_bytes()[at.saturating_sub(40)..text.len().min(at + 40)];
+        String::from_utf8_lossy(bytes).into_owned()
+    };
+    panic!(
+        "differs at byte {at} (lengths {} and {}): shown {:?}, expected {:?}",
+        shown.len(),
+        expected.len(),
+        around(shown),
+        around(expected)
+    );
+}
+
+/// The numbered lines of a read page and its hint.
+fn page_lines(text: &str) -> (Vec<(u64, String)>, String) {
+    let (_, content) = text.split_once("<content>\n").unwrap();
+    let (body, rest) = content.rsplit_once("\n\n(").unwrap();
+    let hint = format!("({}", rest.trim_end_matches("\n</content>"));
+    let lines = body
+        .split('\n')
+        .map(|line| {
+            let (number, line) = line.split_once(": ").unwrap();
+            (number.parse().unwrap(), line.to_owned())
+        })
+        .collect();
+    (lines, hint)
+}
+
+#[cfg(feature = "bash")]
+#[tokio::test]
+async fn a_spilled_single_line_is_read_back_whole() {
+    let host = Host::new();
+    let command = "head -c 200000 /dev/zero | tr '\\0' a";
+    let (preview, _) = host.settle("bash", json!({"command": command})).await;
+    let reference = preview
+        .split_whitespace()
+        .find_map(|word| {
+            let at = word.find("tool-output://")?;
+            Some(
+                word[at..]
+                    .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+                    .to_owned(),
+            )
+        })
+        .expect("the preview names its managed output");
+    let (joined, hints) = host.read_all(&reference).await;
+    // The managed output holds the command's output (200000 bytes, no newline) and the footer.
+    let (line, footer) = joined.split_once('\n').unwrap_or((&joined, ""));
+    assert_same(line, &"a".repeat(200_000));
+    assert!(footer.contains("Command exited with code 0"), "{footer:?}");
+    assert!(hints.len() >= 4, "{hints:?}");
+    insta::assert_snapshot!(hints[0].replace(&reference, "tool-output://<id>"));
+}
+
+#[tokio::test]
+async fn a_one_megabyte_line_among_short_ones_is_read_back_byte_for_byte() {
+    let host = Host::new();
+    let mut body: String = (1..=3000).map(|n| format!("before {n}\n")).collect();
+    // Multi-byte characters, so cuts fall next to (never inside) them.
+    body.push_str(&"é日😀x".repeat(100_000));
+    body.push('\n');
+    body.extend((1..=3000).map(|n| format!("after {n}\n")));
+    let reference = host.spill(&body).to_string();
+    let (joined, hints) = host.read_all(&reference).await;
+    assert_same(&joined, body.trim_end_matches('\n'));
+    let cut: Vec<&String> = hints.iter().filter(|h| h.contains("column=")).collect();
+    assert!(cut.len() >= 15, "{}", cut.len());
+    insta::assert_snapshot!(cut[0].as_str());
+    insta::assert_snapshot!(cut[1].as_str());
+}
+
+fn content() -> impl Strategy<Value = String> {
+    let line = prop_oneof![
+        6 => "[a-z0-9 ]{0,60}",
+        2 => "[é日😀a]{0,80}",
+        1 => (50_000usize..120_000, "[bé日😀]").prop_map(|(n, c)| c.repeat(n / c.len())),
+    ];
+    let long = (50_000usize..120_000, "[bé日😀]").prop_map(|(n, c)| c.repeat(n / c.len()));
+    // One long line at least, so the content is always saved as a managed output.
+    (
+        prop::collection::vec(line, 0..60),
+        long,
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(mut lines, long, at)| {
+            let at = at.index(lines.len() + 1);
+            lines.insert(at, long);
+            lines.join("\n")
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn concatenated_pages_equal_the_content(body in content()) {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let (joined, _) = runtime.block_on(async {
+            let host = Host::new();
+            let reference = host.spill(&body).to_string();
+            host.read_all(&reference).await
+        });
+        assert_same(&joined, &body);
+    }
+}
+
+/// The settlement of one call, for tests that look at what the bound did.
+async fn settlement(host: &Host, name: &str, input: Value) -> tackle_registry::Settlement {
+    host.snapshot
+        .settle(&Call::new("c1", name, input), &context())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_file_of_2000_short_lines_comes_back_whole_in_one_read() {
+    let host = Host::new();
+    let body: String = (1..=2000).map(|n| format!("line {n}\n")).collect();
+    host.fx.put("short.txt", &body);
+    let settled = settlement(&host, "read", json!({"path": "short.txt"})).await;
+    assert!(!settled.truncated() && settled.references().is_empty());
+    let (text, structured) = host.settle("read", json!({"path": "short.txt"})).await;
+    let (lines, hint) = page_lines(&text);
+    assert_eq!(lines.len(), 2000);
+    assert_eq!(lines[1999], (2000, "line 2000".to_owned()));
+    assert_eq!(structured["next"], Value::Null);
+    insta::assert_snapshot!(hint, @"(End of file - total 2000 lines)");
+}
+
+#[tokio::test]
+async fn a_page_of_50_kb_of_content_is_not_cut_again_by_settle() {
+    let host = Host::new();
+    // 2000 lines of 25 bytes and a newline: 52000 bytes, so the page stops at the byte budget
+    // (1969 lines, 51194 bytes of content), and its numbers add about 11 KB of frame.
+    let body: String = (1..=2000).map(|n| format!("{n:0>25}\n")).collect();
+    host.fx.put("wide.txt", &body);
+    let settled = settlement(&host, "read", json!({"path": "wide.txt"})).await;
+    assert!(!settled.truncated() && settled.references().is_empty());
+    let (text, structured) = host.settle("read", json!({"path": "wide.txt"})).await;
+    assert!(text.len() > 51_200, "{}", text.len());
+    let (lines, hint) = page_lines(&text);
+    let content: usize = lines.iter().map(|(_, line)| line.len() + 1).sum();
+    assert!(content <= 51_200 && content > 51_200 - 26, "{content}");
+    assert_eq!(structured["next"], json!(lines.len() + 1));
+    insta::assert_snapshot!(hint, @"(Output capped at 50 KB. Showing lines 1-1969. Use offset=1970 to continue.)");
+    // A managed output's page is sized the same way.
+    let reference = host.spill(&body).to_string();
+    let settled = settlement(&host, "read", json!({"path": reference})).await;
+    assert!(!settled.truncated() && settled.references().is_empty());
+}
+
+#[cfg(feature = "bash")]
+#[tokio::test]
+async fn command_output_within_the_limit_comes_through_whole_with_its_status() {
+    let host = Host::new();
+    for last in [1998, 1999, 2000] {
+        let command = format!("seq 1 {last}");
+        let settled = settlement(&host, "bash", json!({"command": command})).await;
+        assert!(!settled.truncated(), "seq 1 {last} was cut");
+        assert!(settled.references().is_empty());
+        let (text, _) = host.settle("bash", json!({"command": command})).await;
+        let expected: String = (1..=last).map(|n| format!("{n}\n")).collect();
+        assert_eq!(text, format!("{expected}\n\nCommand exited with code 0."));
+    }
+}
+
+#[cfg(feature = "bash")]
+#[tokio::test]
+async fn command_output_over_the_limit_is_previewed_and_kept_whole() {
+    let host = Host::new();
+    let settled = settlement(&host, "bash", json!({"command": "seq 1 2001"})).await;
+    assert!(settled.truncated());
+    let output = settled.output().unwrap();
+    let preview = output.content[0].as_text().unwrap();
+    assert!(
+        preview.lines().count() <= 2000,
+        "{}",
+        preview.lines().count()
+    );
+    assert!(preview.starts_with("1\n2\n") && preview.ends_with("Command exited with code 0."));
+    let reference = settled.references()[0].clone();
+    let mut kept = String::new();
+    std::io::Read::read_to_string(
+        &mut host.fx.services.store.open(&reference).unwrap(),
+        &mut kept,
+    )
+    .unwrap();
+    let expected: String = (1..=2001).map(|n| format!("{n}\n")).collect();
+    assert_eq!(kept, format!("{expected}\n\nCommand exited with code 0."));
+}

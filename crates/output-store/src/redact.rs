@@ -1,0 +1,188 @@
+//! Redaction of secret values (the host's credentials) from everything a result carries.
+//!
+//! Invariants:
+//! - every occurrence of a configured value of at least [`MIN_SECRET_BYTES`] bytes is replaced
+//!   by [`REDACTED`] in the model text, the structured value (strings and keys), file names,
+//!   and error text, before anything is measured or saved, so a secret never reaches the
+//!   model nor a managed output on disk;
+//! - the values are matched in one pass (Aho-Corasick, leftmost-longest, so a value that
+//!   contains another is replaced whole); with no values nothing is scanned.
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use serde_json::{Map, Value};
+use tackle_tool_core::{OutputContent, ToolOutput};
+
+/// What a redacted value is replaced with.
+pub const REDACTED: &str = "[REDACTED]";
+/// Values shorter than this are not redacted: replacing every `1` or `true` would garble
+/// ordinary output, and such values are not secrets worth the name.
+pub const MIN_SECRET_BYTES: usize = 8;
+
+/// The compiled redaction list of a store.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Redactor {
+    matcher: Option<AhoCorasick>,
+    /// The values could not be compiled (a set far beyond any environment's size): every text
+    /// is replaced whole, so nothing passes unredacted.
+    broken: bool,
+}
+
+impl Redactor {
+    /// A redactor for `secrets`, leaving out values under [`MIN_SECRET_BYTES`].
+    pub(crate) fn new(secrets: &[String]) -> Self {
+        let patterns: Vec<&str> = secrets
+            .iter()
+            .map(String::as_str)
+            .filter(|secret| secret.len() >= MIN_SECRET_BYTES)
+            .collect();
+        if patterns.is_empty() {
+            return Self::default();
+        }
+        match AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&patterns)
+        {
+            Ok(matcher) => Self {
+                matcher: Some(matcher),
+                broken: false,
+            },
+            Err(_) => Self {
+                matcher: None,
+                broken: true,
+            },
+        }
+    }
+
+    /// Redacts `text` in place.
+    pub(crate) fn text(&self, text: &mut String) {
+        if self.broken {
+            REDACTED.clone_into(text);
+            return;
+        }
+        let Some(matcher) = &self.matcher else { return };
+        if !matcher.is_match(text.as_str()) {
+            return;
+        }
+        let mut out = String::with_capacity(text.len());
+        matcher.replace_all_with(text, &mut out, |_, _, dst| {
+            dst.push_str(REDACTED);
+            true
+        });
+        *text = out;
+    }
+
+    /// Redacts raw bytes (which need not be UTF-8) in place.
+    pub(crate) fn bytes(&self, bytes: &mut Vec<u8>) {
+        if self.broken {
+            *bytes = REDACTED.as_bytes().to_vec();
+            return;
+        }
+        let Some(matcher) = &self.matcher else { return };
+        if !matcher.is_match(bytes.as_slice()) {
+            return;
+        }
+        let mut out = Vec::with_capacity(bytes.len());
+        matcher.replace_all_with_bytes(bytes, &mut out, |_, _, dst| {
+            dst.extend_from_slice(REDACTED.as_bytes());
+            true
+        });
+        *bytes = out;
+    }
+
+    /// Redacts every string and key of `value`, iteratively (a value may be deep).
+    pub(crate) fn value(&self, value: &mut Value) {
+        if self.is_empty() {
+            return;
+        }
+        let mut stack = vec![value];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::String(text) => self.text(text),
+                Value::Array(items) => stack.extend(items.iter_mut()),
+                Value::Object(map) => {
+                    if map.keys().any(|key| self.matches(key)) {
+                        let old = std::mem::take(map);
+                        *map = old
+                            .into_iter()
+                            .map(|(mut key, value)| {
+                                self.text(&mut key);
+                                (key, value)
+                            })
+                            .collect::<Map<_, _>>();
+                    }
+                    stack.extend(map.values_mut());
+                }
+                Value::Null | Value::Bool(_) | Value::Number(_) => {}
+            }
+        }
+    }
+
+    /// Redacts the text parts, file names and structured value of `output`. Inline media
+    /// data is left as it is (it is encoded; a secret inside an image is not text).
+    pub(crate) fn output(&self, output: &mut ToolOutput) {
+        if self.is_empty() {
+            return;
+        }
+        for part in &mut output.content {
+            match part {
+                OutputContent::Text { text } => self.text(text),
+                OutputContent::File { name, .. } => {
+                    if let Some(name) = name {
+                        self.text(name);
+                    }
+                }
+            }
+        }
+        self.value(&mut output.structured);
+    }
+
+    /// Nothing to redact.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.matcher.is_none() && !self.broken
+    }
+
+    fn matches(&self, text: &str) -> bool {
+        self.broken
+            || self
+                .matcher
+                .as_ref()
+                .is_some_and(|matcher| matcher.is_match(text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn redactor(secrets: &[&str]) -> Redactor {
+        Redactor::new(&secrets.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn values_are_replaced_everywhere_and_short_ones_are_ignored() {
+        let r = redactor(&["hunter2hunter2", "short", "hunter2hunter2-longer"]);
+        let mut text = "a hunter2hunter2-longer b hunter2hunter2 short".to_owned();
+        r.text(&mut text);
+        assert_eq!(text, "a [REDACTED] b [REDACTED] short");
+        let mut bytes = b"\xff hunter2hunter2 \xfe".to_vec();
+        r.bytes(&mut bytes);
+        assert_eq!(bytes, b"\xff [REDACTED] \xfe");
+        let mut value =
+            json!({"hunter2hunter2": ["x hunter2hunter2", {"k": "hunter2hunter2"}], "n": 1});
+        r.value(&mut value);
+        assert_eq!(
+            value,
+            json!({"[REDACTED]": ["x [REDACTED]", {"k": "[REDACTED]"}], "n": 1})
+        );
+    }
+
+    #[test]
+    fn an_empty_list_changes_nothing() {
+        let r = redactor(&["", "1234567"]);
+        assert!(r.matcher.is_none());
+        let mut text = "1234567".to_owned();
+        r.text(&mut text);
+        assert_eq!(text, "1234567");
+    }
+}
