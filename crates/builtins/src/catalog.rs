@@ -63,24 +63,24 @@ fn bash(services: &LocationServices) -> Option<Tool> {
     ))
 }
 
+/// What the search tools of the Location work with.
+#[cfg(feature = "search")]
+fn search_services(services: &LocationServices) -> crate::search::Services {
+    crate::search::Services {
+        location: services.location.clone(),
+        permission: services.permission.clone(),
+        settings: services.search,
+    }
+}
+
 #[cfg(feature = "search")]
 fn glob(services: &LocationServices) -> Option<Tool> {
-    let (location, permission) = (services.location.clone(), services.permission.clone());
-    Some(crate::search::glob_tool(
-        location,
-        permission,
-        services.search,
-    ))
+    Some(crate::search::glob_tool(search_services(services)))
 }
 
 #[cfg(feature = "search")]
 fn grep(services: &LocationServices) -> Option<Tool> {
-    let (location, permission) = (services.location.clone(), services.permission.clone());
-    Some(crate::search::grep_tool(
-        location,
-        permission,
-        services.search,
-    ))
+    Some(crate::search::grep_tool(search_services(services)))
 }
 
 /// Offered only when the host can ask.

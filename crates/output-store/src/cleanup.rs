@@ -61,10 +61,12 @@ fn managed_files(dir: &Path) -> Result<Vec<Entry>, StoreError> {
         else {
             continue;
         };
-        let path = entry.path();
-        let Ok(meta) = fs::symlink_metadata(&path) else {
+        // Like `symlink_metadata`, it follows no link; looked up in the open directory, so a
+        // sweep of thousands of outputs does not resolve the whole path of each.
+        let Ok(meta) = entry.metadata() else {
             continue;
         };
+        let path = entry.path();
         if !meta.file_type().is_file() {
             continue;
         }

@@ -4,7 +4,7 @@
 //! unresolved: the call asks.
 
 use super::parse::Walker;
-use super::words::Word;
+use super::words::{OptionWord, Word, options_end};
 
 /// How a launcher finds the command it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -421,32 +421,22 @@ pub(super) fn shell_options(args: &[Word]) -> Option<usize> {
 /// `--unset=NAME`, `-C dir`, `-0`, `-v`, signal options); `None` for options that change how
 /// the command is found or split (`-S`, `-P`) or are not static.
 pub(super) fn env_options(args: &[Word]) -> Option<usize> {
-    let mut at = 0;
-    while let Some(arg) = args.get(at) {
-        if !arg.is_static {
-            return None;
-        }
-        let text = arg.text.as_str();
-        if text == "--" {
-            return Some(at + 1);
-        }
+    options_end(args, |text| {
         if text == "-" {
-            at += 1;
-            continue;
+            return OptionWord::Spans(1);
         }
         if !text.starts_with('-') {
-            return Some(at);
+            return OptionWord::Operand;
         }
         if text.starts_with("-S") || text.starts_with("-P") || text.starts_with("--split-string") {
-            return None;
+            return OptionWord::Unknown;
         }
         let long = text.starts_with("--");
         // A short group ending in `u` or `C` takes the next word (`-iu NAME`).
         let takes_next = matches!(text, "--unset" | "--chdir")
             || (!long && (text.ends_with('u') || text.ends_with('C')));
-        at += if takes_next { 2 } else { 1 };
-    }
-    Some(args.len())
+        OptionWord::Spans(if takes_next { 2 } else { 1 })
+    })
 }
 
 /// Programs that run one of their arguments as code.

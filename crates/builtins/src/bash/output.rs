@@ -195,16 +195,18 @@ pub(crate) fn build(
         warnings: call.warnings,
     };
     keep_if_fits(&mut out, |o| &mut o.output, &output, max_structured_bytes);
-    let text = model_text(&out, &output);
+    let content_len = output.len();
+    let text = model_text(&out, output);
     // The status line and warnings are frame: output within the budget comes through whole.
-    let frame = Frame::around(&text, &output);
+    // The text starts with the output itself.
+    let frame = Frame::around(&text, &text[..content_len]);
     Rendered::text(out, text).with_frame(frame)
 }
 
-/// The model text (BA9): the output, a status line, and any warnings.
-fn model_text(out: &BashOutput, output: &str) -> String {
-    let mut text = String::with_capacity(output.len() + 128);
-    text.push_str(output);
+/// The model text (BA9): the output, a status line, and any warnings. Appended to `output`
+/// itself: the output can be a megabyte, and a copy of it would cost as much as capturing it.
+fn model_text(out: &BashOutput, mut text: String) -> String {
+    text.reserve(128);
     text.push_str("\n\n");
     match (out.timed_out, out.exit_code, out.signal) {
         (true, _, _) => text.push_str("Command timed out before completion."),

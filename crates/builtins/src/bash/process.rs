@@ -5,6 +5,8 @@
 //!   the host has one, the shell also starts a new session. (`setsid` costs milliseconds on
 //!   kernels with scheduler autogroups, and forces fork instead of posix_spawn, so it is only
 //!   paid when there is a terminal to leave.)
+//! - Its stdout and stderr pipes are widened to hold what the capture keeps (Linux), so a fast
+//!   writer is not paused every 64 KiB until this process gets to read.
 //! - This process becomes a child subreaper first, and the command carries the call's marker
 //!   variable, so processes that leave the group are still found ([`tree`](super::tree)).
 //! - A blocking thread ([`supervise`](super::supervise)) then owns the command: it reads
@@ -95,6 +97,9 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
         child.stdout().take().map(OwnedFd::from),
         child.stderr().take().map(OwnedFd::from),
     ];
+    for stream in streams.iter().flatten() {
+        widen_pipe(stream, job.capture_limit);
+    }
     let (wake, wake_sender) =
         pipe_with(PipeFlags::CLOEXEC).map_err(|err| RunError::Wait(io::Error::from(err)))?;
     let tree = Tree::new(leader, &marker, &streams);
@@ -150,6 +155,26 @@ pub fn make_host_non_dumpable() -> io::Result<()> {
     Ok(())
 }
 
+/// The most a command's output pipe is widened to.
+const PIPE_CAPACITY: usize = 1024 * 1024;
+
+/// Lets the pipe hold as much as one stream's capture keeps (at most [`PIPE_CAPACITY`]), so a
+/// command writing a lot in little time is not stopped at every 64 KiB to wait until this
+/// process is scheduled and reads (on a loaded machine each stop costs a scheduler slice).
+/// The kernel allocates the pages only as they are written, and they are read at once. Best
+/// effort: the kernel may refuse (the user's pipe budget, `fs.pipe-max-size`); the default
+/// size then stays.
+#[cfg(target_os = "linux")]
+fn widen_pipe(stream: &OwnedFd, capture_limit: usize) {
+    let wanted = capture_limit.min(PIPE_CAPACITY);
+    if rustix::pipe::fcntl_getpipe_size(stream).is_ok_and(|size| size < wanted) {
+        let _ = rustix::pipe::fcntl_setpipe_size(stream, wanted);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn widen_pipe(_stream: &OwnedFd, _capture_limit: usize) {}
+
 /// A descriptor that becomes readable when the main process exits (Linux pidfd).
 #[cfg(target_os = "linux")]
 fn exit_fd(leader: Pid) -> Option<OwnedFd> {
@@ -171,4 +196,25 @@ fn has_controlling_terminal() -> bool {
         Mode::empty(),
     )
     .is_ok()
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use rustix::pipe::{fcntl_getpipe_size, pipe};
+
+    use super::*;
+
+    #[test]
+    fn output_pipes_hold_what_the_capture_keeps() {
+        let (read, _write) = pipe().unwrap();
+        widen_pipe(&read, 256 * 1024);
+        assert!(fcntl_getpipe_size(&read).unwrap() >= 256 * 1024);
+        // Never past the cap, and never narrowed below the default.
+        widen_pipe(&read, 64 * 1024 * 1024);
+        assert!(fcntl_getpipe_size(&read).unwrap() <= PIPE_CAPACITY);
+        let (small, _write) = pipe().unwrap();
+        let default = fcntl_getpipe_size(&small).unwrap();
+        widen_pipe(&small, 4096);
+        assert_eq!(fcntl_getpipe_size(&small).unwrap(), default);
+    }
 }

@@ -241,6 +241,38 @@ fn ansi_c(body: &str) -> Option<String> {
     Some(out)
 }
 
+/// What one static option word (not `--`) means to a program's option parser.
+pub(super) enum OptionWord {
+    /// The options have ended: this word is the first operand.
+    Operand,
+    /// An option spanning this many words (itself and its values).
+    Spans(usize),
+    /// An option whose effect cannot be followed statically.
+    Unknown,
+}
+
+/// The index of the first operand after the options at the start of `args`, each word read by
+/// `classify`; `None` when an option is unknown or not static. `--` ends the options and is
+/// skipped.
+pub(super) fn options_end(args: &[Word], classify: impl Fn(&str) -> OptionWord) -> Option<usize> {
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        if !arg.is_static {
+            return None;
+        }
+        let text = arg.text.as_str();
+        if text == "--" {
+            return Some(at + 1);
+        }
+        match classify(text) {
+            OptionWord::Operand => return Some(at),
+            OptionWord::Spans(words) => at += words,
+            OptionWord::Unknown => return None,
+        }
+    }
+    Some(args.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

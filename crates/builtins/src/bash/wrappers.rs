@@ -10,7 +10,7 @@ use super::launchers::{
     SCRIPT_FILE, env_options, filled_at_run_time, shell_options, xargs_placeholder,
 };
 use super::parse::{PathKind, Walker, dangerous_variable, sets_dangerous_variable};
-use super::words::Word;
+use super::words::{OptionWord, Word, options_end};
 
 /// Shells whose `-c` string is a script in (close enough to) our grammar.
 const SHELLS: &[&str] = &[
@@ -363,24 +363,19 @@ impl Walker {
     }
 }
 
-/// The index of the first operand after a wrapper's options; `None` when an option is not
-/// static (its meaning is unknown). `--` ends the options and is skipped.
+/// The index of the first operand after a wrapper's options, those in `with_value` taking the
+/// next word; `None` when an option is not static (its meaning is unknown). `--` ends the
+/// options and is skipped.
 fn skip_options(args: &[Word], with_value: &[&str]) -> Option<usize> {
-    let mut at = 0;
-    while let Some(arg) = args.get(at) {
-        if !arg.is_static {
-            return None;
-        }
-        let text = arg.text.as_str();
-        if text == "--" {
-            return Some(at + 1);
-        }
+    options_end(args, |text| {
         if !text.starts_with('-') || text == "-" {
-            return Some(at);
+            OptionWord::Operand
+        } else if with_value.contains(&text) {
+            OptionWord::Spans(2)
+        } else {
+            OptionWord::Spans(1)
         }
-        at += if with_value.contains(&text) { 2 } else { 1 };
-    }
-    Some(args.len())
+    })
 }
 
 fn is_name(name: &str) -> bool {

@@ -67,7 +67,7 @@ pub(crate) fn find(
 ) -> Found {
     let (walker, rejected) = walk::parallel(root, boundary);
     let shared = Mutex::new(Found::default());
-    let mut builder = Builder {
+    let mut walk = Walk {
         root,
         boundary,
         glob,
@@ -75,7 +75,7 @@ pub(crate) fn find(
         budget,
         shared: &shared,
     };
-    walker.visit(&mut builder);
+    walker.visit(&mut walk);
     let mut found = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
     found
         .skipped
@@ -90,7 +90,9 @@ pub(crate) fn find(
     found
 }
 
-struct Builder<'a> {
+/// What every walker thread shares; it builds their visitors.
+#[derive(Clone, Copy)]
+struct Walk<'a> {
     root: &'a Path,
     boundary: &'a Path,
     glob: &'a Glob,
@@ -99,15 +101,10 @@ struct Builder<'a> {
     shared: &'a Mutex<Found>,
 }
 
-impl<'s> ParallelVisitorBuilder<'s> for Builder<'s> {
+impl<'s> ParallelVisitorBuilder<'s> for Walk<'s> {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
         Box::new(Visitor {
-            root: self.root,
-            boundary: self.boundary,
-            glob: self.glob,
-            limit: self.limit,
-            budget: self.budget,
-            shared: self.shared,
+            walk: *self,
             local: Found::default(),
         })
     }
@@ -115,12 +112,7 @@ impl<'s> ParallelVisitorBuilder<'s> for Builder<'s> {
 
 /// One walker thread's share; merged into the shared result when the thread finishes.
 struct Visitor<'a> {
-    root: &'a Path,
-    boundary: &'a Path,
-    glob: &'a Glob,
-    limit: Option<usize>,
-    budget: &'a Budget,
-    shared: &'a Mutex<Found>,
+    walk: Walk<'a>,
     local: Found,
 }
 
@@ -129,10 +121,10 @@ impl Visitor<'_> {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             return;
         }
-        let Some(relative) = walk::below(self.root, entry.path()) else {
+        let Some(relative) = walk::below(self.walk.root, entry.path()) else {
             return;
         };
-        if !self.glob.is_match(relative) {
+        if !self.walk.glob.is_match(relative) {
             return;
         }
         let modified = entry
@@ -149,7 +141,7 @@ impl Visitor<'_> {
         });
         // Keep memory proportional to the limit: only this thread's newest `limit` files can
         // be among the overall newest `limit`.
-        if let Some(limit) = self.limit
+        if let Some(limit) = self.walk.limit
             && self.local.files.len() >= limit.saturating_mul(4).max(1024)
         {
             order(&mut self.local.files);
@@ -162,16 +154,20 @@ impl ParallelVisitor for Visitor<'_> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
         match entry {
             Ok(entry) => self.consider(entry),
-            Err(err) => walk::classify_error(&err, self.boundary, &mut self.local.skipped),
+            Err(err) => walk::classify_error(&err, self.walk.boundary, &mut self.local.skipped),
         }
-        walk::next_state(self.budget)
+        walk::next_state(self.walk.budget)
     }
 }
 
 impl Drop for Visitor<'_> {
     fn drop(&mut self) {
         let local = std::mem::take(&mut self.local);
-        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut shared = self
+            .walk
+            .shared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         shared.files.extend(local.files);
         shared.total += local.total;
         shared.skipped.merge(local.skipped);

@@ -7,16 +7,16 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tackle_permission::{Permission, Request};
+use tackle_permission::Request;
 use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError, ToolFailure};
 
 use super::Budget;
 use super::find::find;
 use super::pattern::Glob;
 use super::report::{self, Base, SkippedPaths};
-use super::scope::{self, SearchSettings, Services, path_argument};
+use super::scope::{self, Services, path_argument};
 use crate::blocking::blocking;
-use crate::location::{EntryKind, Location};
+use crate::location::EntryKind;
 
 /// The default number of files returned.
 pub const DEFAULT_GLOB_LIMIT: usize = 100;
@@ -156,16 +156,7 @@ fn model_text(out: &GlobOutput, base: &Base, budget: Duration) -> String {
 }
 
 /// The `glob` tool for `location`, asserting through `permission`.
-pub(crate) fn glob_tool(
-    location: Location,
-    permission: Permission,
-    settings: SearchSettings,
-) -> Tool {
-    let services = Services {
-        location,
-        permission,
-        settings,
-    };
+pub(crate) fn glob_tool(services: Services) -> Tool {
     Tool::typed(DESCRIPTION, GlobTool { services })
         .rendered()
         .build()

@@ -8,16 +8,16 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tackle_permission::{Permission, Request};
+use tackle_permission::Request;
 use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError, ToolFailure};
 
 use super::Budget;
 use super::pattern::{self, Glob};
 use super::report::{self, Base, SkippedPaths, plural};
 use super::scan::{self, Query, Scan};
-use super::scope::{self, SearchSettings, Services, path_argument};
+use super::scope::{self, Services, path_argument};
 use crate::blocking::blocking;
-use crate::location::{EntryKind, Location};
+use crate::location::EntryKind;
 
 /// The default number of matching lines returned.
 pub const DEFAULT_GREP_LIMIT: usize = 100;
@@ -276,16 +276,7 @@ fn model_text(out: &GrepOutput, base: &Base, limit: usize, budget: Duration) -> 
 }
 
 /// The `grep` tool for `location`, asserting through `permission`.
-pub(crate) fn grep_tool(
-    location: Location,
-    permission: Permission,
-    settings: SearchSettings,
-) -> Tool {
-    let services = Services {
-        location,
-        permission,
-        settings,
-    };
+pub(crate) fn grep_tool(services: Services) -> Tool {
     Tool::typed(DESCRIPTION, GrepTool { services })
         .rendered()
         .build()

@@ -37,3 +37,4 @@ pub use scan::MAX_LINE_CHARS;
 pub use scope::SearchSettings;
 
 pub(crate) use budget::Budget;
+pub(crate) use scope::Services;
