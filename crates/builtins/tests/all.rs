@@ -17,6 +17,7 @@ mod bash_hang;
 mod bash_permission;
 #[cfg(feature = "bash")]
 mod bash_support;
+mod compat;
 mod files;
 mod interactive_support;
 mod question;

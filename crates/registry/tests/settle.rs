@@ -502,9 +502,15 @@ async fn a_name_in_another_case_settles_the_one_tool_it_matches() {
     assert_eq!(wire["settledAs"], "bash");
     // An exact name always wins, and says nothing.
     let exact = settle(&snapshot, "Grep", json!({"text": "echo"})).await;
-    assert_eq!((exact.result(), exact.settled_as()), (text("upper:echo"), None));
+    assert_eq!(
+        (exact.result(), exact.settled_as()),
+        (text("upper:echo"), None)
+    );
     // Two tools match when case is ignored: neither is guessed.
-    assert_eq!(settle_echo(&snapshot, "GREP").await, error("Unknown tool: GREP"));
+    assert_eq!(
+        settle_echo(&snapshot, "GREP").await,
+        error("Unknown tool: GREP")
+    );
     // A failure of the resolved tool says which tool it was too.
     let failed = settle(&snapshot, "BASH", json!({})).await;
     assert!(failed.is_error());

@@ -28,7 +28,8 @@ pub(crate) fn decode_schema_for<T: JsonSchema>() -> Value {
 /// Unlike input schemas this keeps `null` alternatives: an output's `None` is encoded as
 /// `null`, and the schema must say so.
 pub fn output_schema_for<T: JsonSchema>() -> Value {
-    derive::<T>(settings().for_serialize(), Nulls::Keep)
+    // A type used both ways (a todo list) may carry the decoding layer's keywords.
+    crate::input::advertised(derive::<T>(settings().for_serialize(), Nulls::Keep))
 }
 
 /// Whether `null` alternatives are removed while normalising.

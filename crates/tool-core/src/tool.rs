@@ -452,7 +452,10 @@ fn decode<I: DeserializeOwned>(input: &Value) -> Result<I, ToolError> {
         Err(err) => {
             let path = err.path().to_string();
             let path = if path == "." { String::new() } else { path };
-            Err(input_failure(&[Problem::new(&path, err.inner().to_string())]))
+            Err(input_failure(&[Problem::new(
+                &path,
+                err.inner().to_string(),
+            )]))
         }
     }
 }

@@ -131,9 +131,16 @@ async fn the_full_schema_still_decides_what_the_decoding_layer_does_not_check() 
     })
     .build()
     .unwrap();
-    assert_eq!(tool.check_input(&json!({"ID": "abc"})).unwrap(), json!({"id": "abc"}));
+    assert_eq!(
+        tool.check_input(&json!({"ID": "abc"})).unwrap(),
+        json!({"id": "abc"})
+    );
     let failure = tool.check_input(&json!({"id": "ABC"})).unwrap_err();
-    assert!(failure.message.starts_with("Invalid tool input: /id: "), "{}", failure.message);
+    assert!(
+        failure.message.starts_with("Invalid tool input: /id: "),
+        "{}",
+        failure.message
+    );
     assert!(failure.message.ends_with(REWRITE_HINT));
     let advertised = tool.definition("echo").unwrap().input_schema.clone();
     assert!(advertised["properties"]["id"].get("x-aliases").is_none());

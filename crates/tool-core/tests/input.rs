@@ -42,9 +42,9 @@ struct Options {
 fn tool() -> Tool {
     Tool::typed(
         "Echoes what it decoded",
-        from_fn(|input: Input, _ctx: Context| async move {
-            Ok::<_, ToolError>(format!("{input:?}"))
-        }),
+        from_fn(
+            |input: Input, _ctx: Context| async move { Ok::<_, ToolError>(format!("{input:?}")) },
+        ),
     )
     .build()
 }
@@ -78,7 +78,10 @@ fn aliases_are_renamed_at_every_level() {
 fn aliases_and_ignored_fields_are_never_advertised() {
     let schema = input_schema_for::<Input>();
     let text = schema.to_string();
-    assert!(!text.contains("x-aliases") && !text.contains("x-ignored"), "{text}");
+    assert!(
+        !text.contains("x-aliases") && !text.contains("x-ignored"),
+        "{text}"
+    );
     let definition = tool().definition("echo").unwrap();
     assert_eq!(definition.input_schema, schema);
 }
@@ -139,4 +142,16 @@ fn mistakes_are_named_in_json_terms() {
         seen.push_str(&format!("{input}\n{}\n\n", refused(input.clone())));
     }
     insta::assert_snapshot!(seen);
+}
+
+#[test]
+fn a_spelling_sent_as_null_is_not_sent() {
+    assert_eq!(
+        accepted(json!({"path": "a", "filePath": null, "file_path": null})),
+        json!({"path": "a"})
+    );
+    assert_eq!(
+        accepted(json!({"path": null, "filePath": "a"})),
+        json!({"path": "a"})
+    );
 }

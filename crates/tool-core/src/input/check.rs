@@ -16,9 +16,21 @@ use super::{Problem, push_field, push_index};
 /// Appends to `problems` everything wrong with `value` under `schema`.
 pub(crate) fn check(value: &Value, schema: &Value, path: &mut String, problems: &mut Vec<Problem>) {
     if !admitted(value, schema) {
+        let hint = match (value, choices(schema)) {
+            (Value::String(sent), Some(choices)) => {
+                near(sent, choices.iter().filter_map(|c| c.as_str()))
+                    .map(|choice| format!(" (did you mean `{choice}`?)"))
+            }
+            _ => None,
+        };
         problems.push(Problem::new(
             path,
-            format!("expected {}, got {}", expected(schema), got(value)),
+            format!(
+                "expected {}, got {}{}",
+                expected(schema),
+                got(value),
+                hint.unwrap_or_default()
+            ),
         ));
         return;
     }
@@ -96,12 +108,19 @@ fn sized(value: &Value, schema: &Value) -> bool {
             let chars = text.chars().count();
             at_least("minLength", chars) && at_most("maxLength", chars)
         }
-        Value::Array(items) => at_least("minItems", items.len()) && at_most("maxItems", items.len()),
+        Value::Array(items) => {
+            at_least("minItems", items.len()) && at_most("maxItems", items.len())
+        }
         _ => true,
     }
 }
 
-fn object(map: &Map<String, Value>, schema: &Value, path: &mut String, problems: &mut Vec<Problem>) {
+fn object(
+    map: &Map<String, Value>,
+    schema: &Value,
+    path: &mut String,
+    problems: &mut Vec<Problem>,
+) {
     let properties = schema.get("properties").and_then(Value::as_object);
     if let Some(required) = schema.get("required").and_then(Value::as_array) {
         for name in required.iter().filter_map(Value::as_str) {
@@ -109,7 +128,10 @@ fn object(map: &Map<String, Value>, schema: &Value, path: &mut String, problems:
                 let field_schema = properties.and_then(|p| p.get(name));
                 let what = field_schema.map_or_else(|| "a value".to_owned(), expected);
                 let len = push_field(path, name);
-                problems.push(Problem::new(path, format!("missing required field; expected {what}")));
+                problems.push(Problem::new(
+                    path,
+                    format!("missing required field; expected {what}"),
+                ));
                 path.truncate(len);
             }
         }

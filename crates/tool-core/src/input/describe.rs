@@ -44,9 +44,11 @@ fn dedup(mut names: Vec<&'static str>) -> Vec<&'static str> {
 }
 
 fn type_name(name: &str) -> Option<&'static str> {
-    ["string", "integer", "number", "boolean", "array", "object", "null"]
-        .into_iter()
-        .find(|known| *known == name)
+    [
+        "string", "integer", "number", "boolean", "array", "object", "null",
+    ]
+    .into_iter()
+    .find(|known| *known == name)
 }
 
 /// The JSON type of `value` (`integer` for whole numbers).
@@ -131,10 +133,16 @@ fn one_type(name: &str, schema: &Value) -> String {
             _ => "a string".to_owned(),
         },
         "boolean" => "true or false".to_owned(),
-        "array" => match schema.get("items").map(plural) {
-            Some(items) => format!("an array of {items}"),
-            None => "an array".to_owned(),
-        },
+        "array" => {
+            let article = match schema.get("minItems").and_then(Value::as_u64) {
+                Some(n) if n >= 1 => "a non-empty",
+                _ => "an",
+            };
+            match schema.get("items").map(plural) {
+                Some(items) => format!("{article} array of {items}"),
+                None => format!("{article} array"),
+            }
+        }
         "object" => "an object".to_owned(),
         _ => "null".to_owned(),
     }
@@ -187,6 +195,8 @@ fn plural(items: &Value) -> String {
 pub(crate) fn got(value: &Value) -> String {
     const SHOWN: usize = 40;
     match value {
+        Value::Object(map) if map.is_empty() => "{}".to_owned(),
+        Value::Array(items) if items.is_empty() => "[]".to_owned(),
         Value::Object(_) => "an object".to_owned(),
         Value::Array(_) => "an array".to_owned(),
         Value::String(text) if text.chars().count() > SHOWN => {
@@ -199,7 +209,10 @@ pub(crate) fn got(value: &Value) -> String {
 
 /// The accepted name closest to `unknown`, when it is a near miss: the same name in another
 /// case or separator style, or a small typo.
-pub(crate) fn near<'a>(unknown: &str, accepted: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn near<'a>(
+    unknown: &str,
+    accepted: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let folded = fold(unknown);
     let allowed = match folded.chars().count() {
         0..=2 => 0,
@@ -255,14 +268,23 @@ mod tests {
     #[test]
     fn expectations_are_said_in_json_terms() {
         let cases = [
-            (json!({"type": "integer", "minimum": 0}), "a non-negative integer"),
-            (json!({"type": "integer", "minimum": 1}), "a positive integer"),
+            (
+                json!({"type": "integer", "minimum": 0}),
+                "a non-negative integer",
+            ),
+            (
+                json!({"type": "integer", "minimum": 1}),
+                "a positive integer",
+            ),
             (
                 json!({"type": "integer", "minimum": 1, "maximum": 120}),
                 "an integer from 1 to 120",
             ),
             (json!({"type": "boolean"}), "true or false"),
-            (json!({"type": "array", "items": {"type": "string"}}), "an array of strings"),
+            (
+                json!({"type": "array", "items": {"type": "string"}}),
+                "an array of strings",
+            ),
             (
                 json!({"oneOf": [{"const": "a"}, {"const": "b"}]}),
                 "one of: a, b",

@@ -114,14 +114,27 @@ fn rename_aliases(
     path: &str,
 ) -> Result<(), Problem> {
     for (name, field_schema) in properties {
-        let mut spellings: Vec<&str> = aliases(field_schema)
-            .filter(|alias| map.contains_key(*alias))
-            .collect();
+        // A spelling sent as null is a spelling not used (models that fill every field send
+        // null for the ones they mean to leave out).
+        let mut spellings: Vec<&str> = Vec::new();
+        for alias in aliases(field_schema) {
+            match map.get(alias) {
+                Some(Value::Null) => {
+                    map.remove(alias);
+                }
+                Some(_) => spellings.push(alias),
+                None => {}
+            }
+        }
         if spellings.is_empty() {
             continue;
         }
-        if map.contains_key(name) {
-            spellings.insert(0, name);
+        match map.get(name) {
+            Some(Value::Null) => {
+                map.remove(name);
+            }
+            Some(_) => spellings.insert(0, name),
+            None => {}
         }
         if let [alias] = spellings.as_slice() {
             if let Some(value) = map.remove(*alias) {
