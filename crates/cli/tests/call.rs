@@ -233,3 +233,28 @@ fn commands_cannot_read_the_environment_of_tackle() {
     assert!(text.contains("parent=0\n"), "{text}");
     assert!(text.contains("self=1\n"), "{text}");
 }
+
+#[test]
+fn calls_written_for_opencode_kilo_and_claude_code_settle() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "alpha\n");
+    ws.tackle(&["call", "read", r#"{"filePath":"a.txt"}"#])
+        .assert()
+        .code(0)
+        .stdout(contains("1: alpha"));
+    let out = ws
+        .tackle(&[
+            "call",
+            "Read",
+            r#"{"file_path":"a.txt","limit":"1"}"#,
+            "--json",
+        ])
+        .assert()
+        .code(0);
+    let settlement: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(settlement["settledAs"], "read");
+    ws.tackle(&["call", "grep", r#"{"pattern":"alpha","ignoreCase":true}"#])
+        .assert()
+        .code(1)
+        .stdout(contains("ignoreCase: unknown field"));
+}

@@ -55,8 +55,8 @@ struct Shared {
     definitions: Mutex<HashMap<String, Arc<Definition>>>,
 }
 
-/// A schema, derived on first use: running a call never needs its tool's schemas (the input
-/// type decodes itself), so a process that settles one call derives none.
+/// A schema, derived on first use: running a call needs only the input schema (which the
+/// decoding layer follows), so a process that settles one call derives no output schema.
 pub(crate) struct Schema {
     value: OnceLock<Value>,
     derive: fn() -> Value,

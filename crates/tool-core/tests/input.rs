@@ -49,12 +49,12 @@ fn tool() -> Tool {
     .build()
 }
 
-fn accepted(input: Value) -> Value {
-    tool().check_input(&input).unwrap()
+fn accepted(input: &Value) -> Value {
+    tool().check_input(input).unwrap()
 }
 
-fn refused(input: Value) -> String {
-    let message = tool().check_input(&input).unwrap_err().message;
+fn refused(input: &Value) -> String {
+    let message = tool().check_input(input).unwrap_err().message;
     let body = message
         .strip_suffix(&format!("\n\n{REWRITE_HINT}"))
         .unwrap_or_else(|| panic!("no hint at the end of {message:?}"));
@@ -63,13 +63,13 @@ fn refused(input: Value) -> String {
 
 #[test]
 fn aliases_are_renamed_at_every_level() {
-    assert_eq!(accepted(json!({"filePath": "a"})), json!({"path": "a"}));
+    assert_eq!(accepted(&json!({"filePath": "a"})), json!({"path": "a"}));
     assert_eq!(
-        accepted(json!({"file_path": "a", "replace_all": true})),
+        accepted(&json!({"file_path": "a", "replace_all": true})),
         json!({"path": "a", "replaceAll": true})
     );
     assert_eq!(
-        accepted(json!({"path": "a", "items": [{"name": "x", "multiSelect": true, "id": "1"}]})),
+        accepted(&json!({"path": "a", "items": [{"name": "x", "multiSelect": true, "id": "1"}]})),
         json!({"path": "a", "items": [{"name": "x", "multiple": true}]})
     );
 }
@@ -89,7 +89,7 @@ fn aliases_and_ignored_fields_are_never_advertised() {
 #[test]
 fn harmless_value_mistakes_are_corrected() {
     assert_eq!(
-        accepted(json!({
+        accepted(&json!({
             "path": "a",
             "limit": "5",
             "replaceAll": "true",
@@ -106,17 +106,17 @@ fn harmless_value_mistakes_are_corrected() {
     );
     // null for an optional field means the field was not given.
     assert_eq!(
-        accepted(json!({"path": "a", "limit": null, "options": null})),
+        accepted(&json!({"path": "a", "limit": null, "options": null})),
         json!({"path": "a"})
     );
     // The whole input sent as a JSON string.
-    assert_eq!(accepted(json!("{\"path\": \"a\"}")), json!({"path": "a"}));
+    assert_eq!(accepted(&json!("{\"path\": \"a\"}")), json!({"path": "a"}));
 }
 
 #[test]
 fn an_input_that_needs_nothing_is_taken_as_it_is() {
     let input = json!({"path": "a", "limit": 5, "items": [{"name": "x"}]});
-    assert_eq!(accepted(input.clone()), input);
+    assert_eq!(accepted(&input), input);
 }
 
 #[test]
@@ -139,7 +139,7 @@ fn mistakes_are_named_in_json_terms() {
         json!([]),
         json!(null),
     ] {
-        seen.push_str(&format!("{input}\n{}\n\n", refused(input.clone())));
+        seen.push_str(&format!("{input}\n{}\n\n", refused(&input)));
     }
     insta::assert_snapshot!(seen);
 }
@@ -147,11 +147,11 @@ fn mistakes_are_named_in_json_terms() {
 #[test]
 fn a_spelling_sent_as_null_is_not_sent() {
     assert_eq!(
-        accepted(json!({"path": "a", "filePath": null, "file_path": null})),
+        accepted(&json!({"path": "a", "filePath": null, "file_path": null})),
         json!({"path": "a"})
     );
     assert_eq!(
-        accepted(json!({"path": null, "filePath": "a"})),
+        accepted(&json!({"path": null, "filePath": "a"})),
         json!({"path": "a"})
     );
 }

@@ -156,9 +156,9 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn expect(&mut self, input: Value, accepted: bool, path: &[Step], what: &str) {
+    fn expect(&mut self, input: &Value, accepted: bool, path: &[Step], what: &str) {
         self.checked += 1;
-        match (self.tool.check_input(&input), accepted) {
+        match (self.tool.check_input(input), accepted) {
             (Ok(_), true) => {}
             (Err(failure), false) => {
                 let field = shown(path);
@@ -191,7 +191,7 @@ impl Walk<'_> {
         slot(&mut unknown, path)["zz_not_a_field"] = json!(1);
         let mut field_path = path.to_vec();
         field_path.push(Step::Key("zz_not_a_field".to_owned()));
-        self.expect(unknown, false, &field_path, "an unknown field");
+        self.expect(&unknown, false, &field_path, "an unknown field");
         let Some(properties) = schema["properties"].as_object() else {
             return;
         };
@@ -204,14 +204,14 @@ impl Walk<'_> {
                 map.remove(name);
             }
             let is_required = required.contains(name);
-            self.expect(without, !is_required, &at, "leaving the field out");
+            self.expect(&without, !is_required, &at, "leaving the field out");
             for value in good(field) {
                 let input = self.with(&at, value.clone());
-                self.expect(input, true, &at, &format!("the allowed value {value}"));
+                self.expect(&input, true, &at, &format!("the allowed value {value}"));
             }
             for value in bad(field) {
                 let input = self.with(&at, value.clone());
-                self.expect(input, false, &at, &format!("the refused value {value}"));
+                self.expect(&input, false, &at, &format!("the refused value {value}"));
             }
             self.nested(field, &at);
         }
@@ -287,7 +287,7 @@ fn every_builtin_decodes_exactly_what_its_schema_allows() {
             disagreements: Vec::new(),
             checked: 0,
         };
-        walk.expect(base, true, &[], "the sample input");
+        walk.expect(&base, true, &[], "the sample input");
         walk.object(&schema, &[]);
         assert!(
             walk.checked > 5,

@@ -117,7 +117,7 @@ impl Compat {
                 ResultValue::Json(value) => format!("json: {value}"),
                 other => format!("{other:?}"),
             };
-            let _ = write!(out, "> {name} {input}\n");
+            let _ = writeln!(out, "> {name} {input}");
             if let Some(as_name) = settled.settled_as() {
                 let _ = writeln!(out, "(settled as {as_name})");
             }

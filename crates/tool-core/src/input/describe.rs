@@ -163,7 +163,7 @@ fn range(kind: &str, schema: &Value) -> String {
     let article = if kind == "integer" { "an" } else { "a" };
     match (min, max) {
         (Some(min), Some(max)) => format!("{article} {kind} from {min} to {max}"),
-        (Some(min), None) if min == 0.0 => format!("a non-negative {kind}"),
+        (Some(0.0), None) => format!("a non-negative {kind}"),
         (Some(min), None) if min == 1.0 && kind == "integer" => "a positive integer".to_owned(),
         (Some(min), None) => format!("{article} {kind} of at least {min}"),
         (None, Some(max)) => format!("{article} {kind} of at most {max}"),
