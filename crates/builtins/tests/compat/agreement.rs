@@ -239,6 +239,7 @@ impl Walk<'_> {
 }
 
 fn every_builtin(fx: &Compat) -> Vec<(String, Tool)> {
+    #[cfg_attr(not(feature = "web"), allow(unused_mut))]
     let mut tools = tackle_builtins::builtin_tools(&fx.services);
     #[cfg(feature = "web")]
     {

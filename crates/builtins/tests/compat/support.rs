@@ -134,6 +134,7 @@ impl Compat {
 }
 
 /// What `tool` (called `name`) would run with for each input, or the failure the model reads.
+#[cfg(feature = "web")]
 pub(crate) fn decoded(tool: &Tool, name: &str, inputs: &[Value]) -> String {
     let mut out = String::new();
     for input in inputs {
