@@ -15,7 +15,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tackle_permission::{Permission, Request};
-use tackle_tool_core::{Content, Context, Defect, Execute, Tool, ToolError};
+use tackle_tool_core::{Content, Context, Defect, Execute, REWRITE_HINT, Tool, ToolError};
 
 /// The model-facing description of `question` (QU6).
 const DESCRIPTION: &str = "\
@@ -45,6 +45,7 @@ pub struct QuestionOption {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Prompt {
     /// The complete question.
+    #[schemars(length(min = 1))]
     pub question: String,
     /// A very short label for the question (max 30 characters).
     pub header: String,
@@ -52,6 +53,7 @@ pub struct Prompt {
     pub options: Vec<QuestionOption>,
     /// Allow selecting more than one choice.
     #[serde(default)]
+    #[schemars(extend("x-aliases" = ["multiSelect"]))]
     pub multiple: bool,
 }
 
@@ -59,6 +61,7 @@ pub struct Prompt {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct QuestionInput {
     /// The questions to ask.
+    #[schemars(length(min = 1))]
     pub questions: Vec<Prompt>,
 }
 
@@ -128,16 +131,14 @@ impl fmt::Debug for Question {
     }
 }
 
+/// What the schema cannot say: a question of blanks only is no question. (An empty list and an
+/// empty question are refused while decoding: the schema says `minItems`/`minLength` 1.)
 fn check(input: &QuestionInput) -> Result<(), ToolError> {
-    if input.questions.is_empty() {
-        return Err(ToolError::failure(
-            "Invalid tool input: questions: at least one question is required",
-        ));
-    }
     for (index, prompt) in input.questions.iter().enumerate() {
         if prompt.question.trim().is_empty() {
             return Err(ToolError::failure(format!(
-                "Invalid tool input: questions[{index}].question: the question is empty"
+                "Invalid tool input: questions[{index}].question: the question is blank\n\n\
+                 {REWRITE_HINT}"
             )));
         }
     }

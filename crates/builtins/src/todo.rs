@@ -58,9 +58,10 @@ pub enum TodoPriority {
 }
 
 /// One item of a session's todo list.
-// Unknown fields (the legacy `id`) are accepted and dropped, so prompts written for older
-// tool versions keep working.
+// The legacy `id` and Claude Code's `activeForm` are accepted and dropped, so prompts written
+// for other tool versions keep working; any other unknown field is an input error.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("x-ignored" = ["id", "activeForm"]))]
 pub struct Todo {
     /// Brief description of the task.
     pub content: String,

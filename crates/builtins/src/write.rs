@@ -40,6 +40,7 @@ change part of an existing file, use edit instead; read a file before overwritin
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WriteInput {
     /// The file to write (relative to the working directory, or absolute).
+    #[schemars(extend("x-aliases" = ["filePath", "file_path"]))]
     pub path: String,
     /// The complete new content of the file.
     pub content: String,

@@ -19,6 +19,7 @@ mod bash_permission;
 mod bash_requests;
 #[cfg(feature = "bash")]
 mod bash_support;
+mod compat;
 mod fault;
 mod files;
 mod interactive_support;

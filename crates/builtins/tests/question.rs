@@ -201,11 +201,19 @@ async fn bad_input_is_refused_before_asking() {
     let blank = failure(settle(&tool, "question", json!({"questions": [prompt(" ")]})).await);
     let missing =
         failure(settle(&tool, "question", json!({"questions": [{"question": "q"}]})).await);
-    insta::assert_snapshot!(format!("{empty}\n{blank}\n{missing}"), @r"
-    Invalid tool input: questions: at least one question is required
-    Invalid tool input: questions[0].question: the question is empty
-    Invalid tool input: questions[0]: missing field `header`
-    ");
+    insta::assert_snapshot!(format!("{empty}\n{blank}\n{missing}"), @r#"
+    Invalid tool input: questions: expected a non-empty array of objects, got []
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
+    Invalid tool input: questions[0].question: the question is blank
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
+    Invalid tool input:
+    - questions[0].header: missing required field; expected a string
+    - questions[0].options: missing required field; expected an array of objects
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
+    "#);
     assert!(recorder.asked().is_empty());
     assert!(service.seen().is_empty());
 }

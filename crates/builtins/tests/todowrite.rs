@@ -147,10 +147,14 @@ async fn bad_status_and_priority_name_the_allowed_values() {
         )
         .await,
     );
-    insta::assert_snapshot!(format!("{status}\n{priority}"), @r"
-    Invalid tool input: todos[0].status: unknown variant `done`, expected one of `pending`, `in_progress`, `completed`, `cancelled`
-    Invalid tool input: todos[0].priority: unknown variant `urgent`, expected one of `high`, `medium`, `low`
-    ");
+    insta::assert_snapshot!(format!("{status}\n{priority}"), @r#"
+    Invalid tool input: todos[0].status: expected one of: pending, in_progress, completed, cancelled, got "done"
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
+    Invalid tool input: todos[0].priority: expected one of: high, medium, low, got "urgent"
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
+    "#);
     assert!(recorder.asked().is_empty());
     assert!(store.sessions().is_empty());
 }

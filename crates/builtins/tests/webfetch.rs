@@ -50,11 +50,17 @@ async fn decoding_defaults_and_timeout_bounds() {
     let zero = failure(fetch(&tool, json!({"url": "http://example.com", "timeout": 0})).await);
     let over = failure(fetch(&tool, json!({"url": "http://example.com", "timeout": 121})).await);
     let format = failure(fetch(&tool, json!({"url": "http://example.com", "format": "pdf"})).await);
-    insta::assert_snapshot!(format!("{zero}\n{over}\n{format}"), @r"
-    Invalid tool input: timeout: the timeout must be between 1 and 120 seconds, not 0
-    Invalid tool input: timeout: the timeout must be between 1 and 120 seconds, not 121
-    Invalid tool input: format: unknown variant `pdf`, expected one of `markdown`, `text`, `html`
-    ");
+    insta::assert_snapshot!(format!("{zero}\n{over}\n{format}"), @r#"
+    Invalid tool input: timeout: expected an integer from 1 to 120, got 0
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
+    Invalid tool input: timeout: expected an integer from 1 to 120, got 121
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
+    Invalid tool input: format: expected one of: markdown, text, html, got "pdf"
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
+    "#);
     assert!(recorder.asked().is_empty());
 }
 

@@ -74,11 +74,17 @@ async fn bounds_are_enforced_when_decoding() {
         )
         .await,
     );
-    insta::assert_snapshot!(format!("{zero}\n{many}\n{context}"), @r"
-    Invalid tool input: numResults: the number of results must be between 1 and 20, not 0
-    Invalid tool input: numResults: the number of results must be between 1 and 20, not 21
-    Invalid tool input: contextMaxCharacters: the context size must be between 1 and 50000, not 50001
-    ");
+    insta::assert_snapshot!(format!("{zero}\n{many}\n{context}"), @r#"
+    Invalid tool input: numResults: expected an integer from 1 to 20, got 0
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
+    Invalid tool input: numResults: expected an integer from 1 to 20, got 21
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
+    Invalid tool input: contextMaxCharacters: expected an integer from 1 to 50000, got 50001
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
+    "#);
     assert!(server.requests().is_empty());
 }
 

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tackle_builtins::skill::SkillSources;
 use tackle_builtins::bash::BashOptions;
+use tackle_builtins::skill::SkillSources;
 use tackle_builtins::{FileMutation, Location, LocationServices};
 use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{AnswerAll, Asker, Permission, Protected, Reply};
@@ -76,9 +76,12 @@ impl Host {
         }
         // One call needs one tool: the others are not built at all.
         let tools = match only {
-            Some(name) => tackle_builtins::builtin_tool(&services, name)
-                .map(|tool| vec![(name.to_owned(), tool)])
-                .unwrap_or_default(),
+            Some(name) => match tackle_builtins::builtin_tool(&services, name) {
+                Some(tool) => vec![(name.to_owned(), tool)],
+                // Not a builtin's exact name: the registry decides what it settles (`Read`
+                // settles `read`), so it is offered every builtin.
+                None => tackle_builtins::builtin_tools(&services),
+            },
             None => tackle_builtins::builtin_tools(&services),
         };
         // The process has one application layer; the binary registers nothing in it.

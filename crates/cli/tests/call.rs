@@ -259,3 +259,28 @@ fn an_output_that_cannot_be_saved_still_prints_its_preview() {
         "{text}"
     );
 }
+
+#[test]
+fn calls_written_for_opencode_kilo_and_claude_code_settle() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "alpha\n");
+    ws.tackle(&["call", "read", r#"{"filePath":"a.txt"}"#])
+        .assert()
+        .code(0)
+        .stdout(contains("1: alpha"));
+    let out = ws
+        .tackle(&[
+            "call",
+            "Read",
+            r#"{"file_path":"a.txt","limit":"1"}"#,
+            "--json",
+        ])
+        .assert()
+        .code(0);
+    let settlement: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(settlement["settledAs"], "read");
+    ws.tackle(&["call", "grep", r#"{"pattern":"alpha","ignoreCase":true}"#])
+        .assert()
+        .code(1)
+        .stdout(contains("ignoreCase: unknown field"));
+}

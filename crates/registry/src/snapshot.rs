@@ -41,6 +41,7 @@ pub struct Settlement {
     omitted_lines: u64,
     omitted_bytes: u64,
     unsaved: Option<String>,
+    settled_as: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -61,7 +62,14 @@ impl Settlement {
             omitted_lines: 0,
             omitted_bytes: 0,
             unsaved: None,
+            settled_as: None,
         }
+    }
+
+    /// The name of the tool that settled the call when the call spelled it in another case
+    /// (`Bash` settled as `bash`); `None` when the call named it exactly.
+    pub fn settled_as(&self) -> Option<&str> {
+        self.settled_as.as_deref()
     }
 
     /// What the provider receives: json, text, content, or an error the model sees.
@@ -140,6 +148,7 @@ impl Serialize for Settlement {
             omitted_bytes: u64,
             #[serde(skip_serializing_if = "Option::is_none")]
             unsaved: Option<&'a str>,
+            settled_as: Option<&'a str>,
         }
         Wire {
             result: self.result(),
@@ -149,6 +158,7 @@ impl Serialize for Settlement {
             omitted_lines: self.omitted_lines,
             omitted_bytes: self.omitted_bytes,
             unsaved: self.unsaved(),
+            settled_as: self.settled_as.as_deref(),
         }
         .serialize(serializer)
     }
@@ -203,9 +213,28 @@ impl Materialization {
         self.entries.contains_key(name)
     }
 
+    /// The entry a call's name settles: the exact name, else the one name that equals it
+    /// ignoring ASCII case (models trained on other tool sets write `Bash`, `Read`). Two
+    /// such names settle neither.
+    fn resolve(&self, name: &str) -> Option<(&str, &SnapEntry)> {
+        if let Some((name, entry)) = self.entries.get_key_value(name) {
+            return Some((name, entry));
+        }
+        let mut folded = self
+            .entries
+            .iter()
+            .filter(|(registered, _)| registered.eq_ignore_ascii_case(name));
+        match (folded.next(), folded.next()) {
+            (Some((name, entry)), None) => Some((name, entry)),
+            _ => None,
+        }
+    }
+
     /// Settles one call against this snapshot.
     ///
-    /// - A name the snapshot does not offer: the error result `Unknown tool: <name>`.
+    /// - A name the snapshot does not offer: the error result `Unknown tool: <name>`. A name
+    ///   that matches exactly one offered name when case is ignored settles that tool, and the
+    ///   settlement says so ([`Settlement::settled_as`]).
     /// - A name whose effective registration is no longer the advertised one (shadowed,
     ///   removed or revealed since the snapshot): `Stale tool call: <name>`.
     /// - A [`ToolFailure`](tackle_tool_core::ToolFailure): an error result with its message.
@@ -226,11 +255,26 @@ impl Materialization {
     /// Once the tool starts, it finishes even if its registration goes away meanwhile.
     pub async fn settle(&self, call: &Call, ctx: &Context) -> Result<Settlement, SettleError> {
         let store = &self.registry.store;
-        let Some(entry) = self.entries.get(&call.name) else {
+        let Some((name, entry)) = self.resolve(&call.name) else {
             let message = format!("Unknown tool: {}", call.name);
             return settle_error(store, ctx, call, message).await;
         };
-        if self.registry.current(self.session.as_deref(), &call.name) != Some(entry.id) {
+        let mut settlement = self.settle_entry(name, entry, call, ctx).await?;
+        if name != call.name {
+            settlement.settled_as = Some(name.to_owned());
+        }
+        Ok(settlement)
+    }
+
+    async fn settle_entry(
+        &self,
+        name: &str,
+        entry: &SnapEntry,
+        call: &Call,
+        ctx: &Context,
+    ) -> Result<Settlement, SettleError> {
+        let store = &self.registry.store;
+        if self.registry.current(self.session.as_deref(), name) != Some(entry.id) {
             let message = format!("Stale tool call: {}", call.name);
             return settle_error(store, ctx, call, message).await;
         }
@@ -267,6 +311,7 @@ impl Materialization {
                 omitted_lines: 0,
                 omitted_bytes: 0,
                 unsaved: None,
+                settled_as: None,
             });
         }
         // Spilling writes up to the spill cap and may sweep the directory: blocking work for
@@ -279,6 +324,7 @@ impl Materialization {
             omitted_lines: bounded.omitted_lines,
             omitted_bytes: bounded.omitted_bytes,
             unsaved: bounded.unsaved,
+            settled_as: None,
         })
     }
 }
@@ -308,6 +354,7 @@ async fn settle_error(
         omitted_lines: bounded.omitted_lines,
         omitted_bytes: bounded.omitted_bytes,
         unsaved: bounded.unsaved,
+        settled_as: None,
     })
 }
 

@@ -302,7 +302,10 @@ async fn invalid_input_and_output_are_error_results() {
         .into_result();
     assert_eq!(
         result,
-        error("Invalid tool input: text: invalid type: integer `1`, expected a string")
+        error(&format!(
+            "Invalid tool input: text: expected a string, got 1\n\n{}",
+            tackle_tool_core::REWRITE_HINT
+        ))
     );
 }
 
@@ -491,4 +494,39 @@ async fn a_spilling_settle_works_on_a_single_threaded_runtime() {
         output.content[0].as_text(),
         "the structured string follows the bounded text"
     );
+}
+
+#[tokio::test]
+async fn a_name_in_another_case_settles_the_one_tool_it_matches() {
+    let fx = Fixture::new();
+    let _g = fx
+        .registry
+        .tools()
+        .register(named(&[
+            ("bash", echo("bash:")),
+            ("grep", echo("lower:")),
+            ("Grep", echo("upper:")),
+        ]))
+        .unwrap();
+    let snapshot = fx.registry.materialize(&ShowAll);
+    let settled = settle(&snapshot, "Bash", json!({"text": "echo"})).await;
+    assert_eq!(settled.result(), text("bash:echo"));
+    assert_eq!(settled.settled_as(), Some("bash"));
+    let wire = serde_json::to_value(&settled).unwrap();
+    assert_eq!(wire["settledAs"], "bash");
+    // An exact name always wins, and says nothing.
+    let exact = settle(&snapshot, "Grep", json!({"text": "echo"})).await;
+    assert_eq!(
+        (exact.result(), exact.settled_as()),
+        (text("upper:echo"), None)
+    );
+    // Two tools match when case is ignored: neither is guessed.
+    assert_eq!(
+        settle_echo(&snapshot, "GREP").await,
+        error("Unknown tool: GREP")
+    );
+    // A failure of the resolved tool says which tool it was too.
+    let failed = settle(&snapshot, "BASH", json!({})).await;
+    assert!(failed.is_error());
+    assert_eq!(failed.settled_as(), Some("bash"));
 }

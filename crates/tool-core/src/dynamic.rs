@@ -7,7 +7,8 @@ use std::pin::Pin;
 use jsonschema::Validator;
 use serde_json::Value;
 
-use crate::tool::{Runtime, Schema, SettleFuture, default_content, invalid_input, invalid_output};
+use crate::input::{InputSchema, Problem, input_failure};
+use crate::tool::{Runtime, Schema, SettleFuture, default_content, invalid_output};
 use crate::{Content, Context, InvalidSchema, Tool, ToolError, ToolOutput};
 
 type DynFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send>>;
@@ -94,7 +95,7 @@ impl DynamicTool {
         };
         Ok(Tool::from_runtime(
             self.description,
-            Schema::ready(self.input_schema),
+            InputSchema::ready(self.input_schema),
             Schema::ready(output_schema),
             Box::new(runtime),
         ))
@@ -108,20 +109,12 @@ fn compile(which: &'static str, schema: &Value) -> Result<Validator, InvalidSche
     })
 }
 
-/// All of a value's schema violations, one per line, each with its JSON pointer.
-fn violations(validator: &Validator, value: &Value) -> Option<String> {
-    let messages: Vec<String> = validator
+/// All of a value's schema violations, each with its JSON pointer.
+fn violations(validator: &Validator, value: &Value) -> Vec<Problem> {
+    validator
         .iter_errors(value)
-        .map(|err| {
-            let path = err.instance_path().to_string();
-            if path.is_empty() {
-                err.to_string()
-            } else {
-                format!("{path}: {err}")
-            }
-        })
-        .collect();
-    (!messages.is_empty()).then(|| messages.join("; "))
+        .map(|err| Problem::new(&err.instance_path().to_string(), err.to_string()))
+        .collect()
 }
 
 struct DynamicRuntime {
@@ -132,14 +125,33 @@ struct DynamicRuntime {
 }
 
 impl Runtime for DynamicRuntime {
+    /// The full schema's verdict, after the decoding layer's own check: it covers what that
+    /// check leaves out (`pattern`, `format`, `$ref`, ...).
+    fn check(&self, input: &Value) -> Result<(), ToolError> {
+        let problems = violations(&self.input, input);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(input_failure(&problems))
+        }
+    }
+
     fn run<'a>(&'a self, input: &'a Value, ctx: &'a Context) -> SettleFuture<'a> {
         Box::pin(async move {
-            if let Some(problems) = violations(&self.input, input) {
-                return Err(invalid_input(problems));
-            }
+            self.check(input)?;
             let output = (self.execute)(input.clone(), ctx.clone()).await?;
-            if let Some(problems) = self.output.as_ref().and_then(|v| violations(v, &output)) {
-                return Err(invalid_output(problems));
+            if let Some(validator) = &self.output {
+                let problems = violations(validator, &output);
+                if !problems.is_empty() {
+                    let listed: Vec<String> = problems
+                        .iter()
+                        .map(|p| match p.path.as_str() {
+                            "" => p.message.clone(),
+                            path => format!("{path}: {}", p.message),
+                        })
+                        .collect();
+                    return Err(invalid_output(listed.join("; ")));
+                }
             }
             let content = match &self.model_output {
                 Some(project) => project(&output)

@@ -10,8 +10,9 @@
 //! step and nothing else calls it (`cargo xtask tidy` checks).
 //!
 //! Invariants:
-//! - Settlement order is fixed: decode input (failure: `Invalid tool input: ...`, execute never
-//!   runs) → execute → encode output (failure: `Tool returned an invalid value for its output
+//! - Settlement order is fixed: decode input through the one decoding layer (aliases and
+//!   harmless value mistakes normalised, then checked against the input schema; failure:
+//!   `Invalid tool input: <field>: <problem>` and [`REWRITE_HINT`], execute never runs) → execute → encode output (failure: `Tool returned an invalid value for its output
 //!   schema: ...`) → structured projection → model content.
 //! - The error discipline is carried by types: a [`ToolFailure`] is the only error a model sees;
 //!   a [`Halt`] (declined, dismissed, cancelled) stops the host's turn; a [`Defect`] is a bug or a
@@ -25,6 +26,7 @@ mod context;
 #[cfg(feature = "dynamic")]
 mod dynamic;
 mod error;
+mod input;
 mod name;
 mod rendered;
 mod schema;
@@ -39,6 +41,7 @@ pub use dynamic::DynamicTool;
 #[cfg(feature = "dynamic")]
 pub use error::InvalidSchema;
 pub use error::{Defect, Halt, RegistrationError, ToolError, ToolFailure};
+pub use input::REWRITE_HINT;
 pub use name::validate_name;
 pub use rendered::Rendered;
 pub use schema::{input_schema_for, output_schema_for};

@@ -9,8 +9,17 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
-/// The normalised schema of a tool input type (the deserialize contract).
+/// The normalised schema of a tool input type (the deserialize contract), as models see it.
+///
+/// The decoding layer's own keywords (a field's `x-aliases`, an object's `x-ignored`) are not
+/// part of it: other spellings are accepted, never advertised.
 pub fn input_schema_for<T: JsonSchema>() -> Value {
+    crate::input::advertised(decode_schema_for::<T>())
+}
+
+/// The schema a typed input is decoded with: [`input_schema_for`] plus the decoding layer's
+/// keywords.
+pub(crate) fn decode_schema_for<T: JsonSchema>() -> Value {
     derive::<T>(settings().for_deserialize(), Nulls::Drop)
 }
 
@@ -19,7 +28,8 @@ pub fn input_schema_for<T: JsonSchema>() -> Value {
 /// Unlike input schemas this keeps `null` alternatives: an output's `None` is encoded as
 /// `null`, and the schema must say so.
 pub fn output_schema_for<T: JsonSchema>() -> Value {
-    derive::<T>(settings().for_serialize(), Nulls::Keep)
+    // A type used both ways (a todo list) may carry the decoding layer's keywords.
+    crate::input::advertised(derive::<T>(settings().for_serialize(), Nulls::Keep))
 }
 
 /// Whether `null` alternatives are removed while normalising.
@@ -67,12 +77,17 @@ fn normalise(value: &mut Value, nulls: Nulls) {
             if nulls == Nulls::Drop {
                 drop_null(map);
             }
-            if map
-                .get("format")
-                .and_then(Value::as_str)
-                .is_some_and(|format| !STANDARD_FORMATS.contains(&format))
+            if let Some(format) = map.get("format").and_then(Value::as_str)
+                && !STANDARD_FORMATS.contains(&format)
             {
+                let implied = implied_bounds(format);
                 map.remove("format");
+                // The bounds a narrow integer format carried stay stated, so the schema still
+                // says what its decoder accepts.
+                if let Some((min, max)) = implied {
+                    map.entry("minimum").or_insert(min.into());
+                    map.entry("maximum").or_insert(max.into());
+                }
             }
             if is_object_schema(map) && !map.contains_key("additionalProperties") {
                 map.insert("additionalProperties".into(), Value::Bool(false));
@@ -122,6 +137,19 @@ fn drop_null(map: &mut Map<String, Value>) {
             }
         }
     }
+}
+
+/// The range of a fixed-width integer format narrower than JSON's own integers.
+fn implied_bounds(format: &str) -> Option<(i64, i64)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "uint8" => (0, u8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "uint16" => (0, u16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "uint32" => (0, u32::MAX.into()),
+        _ => return None,
+    })
 }
 
 fn is_object_schema(map: &Map<String, Value>) -> bool {

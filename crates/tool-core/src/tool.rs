@@ -13,7 +13,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::schema::{input_schema_for, output_schema_for};
+use crate::input::{InputSchema, Problem, input_failure, prepare};
+use crate::schema::{decode_schema_for, output_schema_for};
 use crate::{
     Call, Content, Context, Frame, Halt, OutputContent, RegistrationError, Rendered, ToolError,
     ToolFailure, ToolOutput, validate_name,
@@ -38,20 +39,24 @@ pub(crate) type SettleFuture<'a> =
 
 /// The private, type-erased behaviour behind a [`Tool`]. Sealed: only this crate implements it.
 pub(crate) trait Runtime: Send + Sync {
-    /// Decode, execute, encode and project one call's input.
+    /// Decode, execute, encode and project one call's input, which the decoding layer has
+    /// already prepared and checked against the input schema.
     fn run<'a>(&'a self, input: &'a Value, ctx: &'a Context) -> SettleFuture<'a>;
+
+    /// Decode a prepared input as [`run`](Self::run) would, without executing anything.
+    fn check(&self, input: &Value) -> Result<(), ToolError>;
 }
 
 struct Shared {
     description: String,
-    input_schema: Schema,
+    input_schema: InputSchema,
     output_schema: Schema,
     runtime: Box<dyn Runtime>,
     definitions: Mutex<HashMap<String, Arc<Definition>>>,
 }
 
-/// A schema, derived on first use: running a call never needs its tool's schemas (the input
-/// type decodes itself), so a process that settles one call derives none.
+/// A schema, derived on first use: running a call needs only the input schema (which the
+/// decoding layer follows), so a process that settles one call derives no output schema.
 pub(crate) struct Schema {
     value: OnceLock<Value>,
     derive: fn() -> Value,
@@ -116,7 +121,7 @@ impl fmt::Debug for Tool {
 impl Tool {
     pub(crate) fn from_runtime(
         description: String,
-        input_schema: Schema,
+        input_schema: InputSchema,
         output_schema: Schema,
         runtime: Box<dyn Runtime>,
     ) -> Self {
@@ -156,7 +161,7 @@ impl Tool {
             Arc::new(Definition {
                 name: name.to_owned(),
                 description: self.shared.description.clone(),
-                input_schema: self.shared.input_schema.get().clone(),
+                input_schema: self.shared.input_schema.advertised().clone(),
                 output_schema: self.shared.output_schema.get().clone(),
             })
         });
@@ -182,7 +187,8 @@ impl Tool {
         }
         // The execution is polled before the cancellation so that a call that completes
         // without waiting never registers with the token (which takes a lock).
-        let mut run = std::pin::pin!(self.shared.runtime.run(&call.input, ctx));
+        let input = prepare(&call.input, self.shared.input_schema.decoding())?;
+        let mut run = std::pin::pin!(self.shared.runtime.run(&input, ctx));
         let mut cancelled = std::pin::pin!(ctx.cancel.cancelled());
         std::future::poll_fn(|cx| {
             if let Poll::Ready(result) = run.as_mut().poll(cx) {
@@ -194,6 +200,20 @@ impl Tool {
             }
         })
         .await
+    }
+
+    /// Decodes `input` as a call would, without executing anything: the input the tool would
+    /// run with (aliases renamed, harmless value mistakes corrected), or the failure the model
+    /// would read (`Invalid tool input: ...`).
+    pub fn check_input(&self, input: &Value) -> Result<Value, ToolFailure> {
+        let checked = prepare(input, self.shared.input_schema.decoding())
+            .and_then(|prepared| self.shared.runtime.check(&prepared).map(|()| prepared));
+        match checked {
+            Ok(prepared) => Ok(prepared.into_owned()),
+            Err(ToolError::Failure(failure)) => Err(failure),
+            // Preparing and decoding fail only with input failures.
+            Err(other) => Err(ToolFailure::new(other.to_string())),
+        }
     }
 
     /// True when both handles share one runtime (the same tool, perhaps with another action).
@@ -395,7 +415,7 @@ impl<E: Execute> TypedTool<E> {
         };
         Tool::from_runtime(
             self.description,
-            Schema::derived(input_schema_for::<E::Input>),
+            InputSchema::derived(decode_schema_for::<E::Input>),
             Schema::derived(output_schema),
             Box::new(runtime),
         )
@@ -406,10 +426,6 @@ struct TypedRuntime<E: Execute> {
     execute: E,
     structured: Option<StructuredFn<E::Output>>,
     model_output: Option<ModelFn<E::Output>>,
-}
-
-pub(crate) fn invalid_input(message: impl fmt::Display) -> ToolError {
-    ToolFailure::new(format!("Invalid tool input: {message}")).into()
 }
 
 pub(crate) fn invalid_output(message: impl fmt::Display) -> ToolError {
@@ -427,23 +443,31 @@ pub(crate) fn default_content(encoded: &Value) -> Vec<OutputContent> {
     }
 }
 
-/// Decodes a typed input. The fast path is plain serde; only a failure is decoded again with
-/// path tracking, so that the error names the offending field.
+/// Decodes a typed input the decoding layer has prepared and checked. The schema and the
+/// decoder agree (a test holds every builtin to it), so a failure here is a constraint the
+/// schema does not state; it is decoded again with path tracking to name the field.
 fn decode<I: DeserializeOwned>(input: &Value) -> Result<I, ToolError> {
     if let Ok(decoded) = I::deserialize(input) {
         return Ok(decoded);
     }
-    serde_path_to_error::deserialize::<_, I>(input).map_err(|err| {
-        let path = err.path().to_string();
-        if path == "." {
-            invalid_input(err.inner())
-        } else {
-            invalid_input(format!("{path}: {}", err.inner()))
+    match serde_path_to_error::deserialize::<_, I>(input) {
+        Ok(decoded) => Ok(decoded),
+        Err(err) => {
+            let path = err.path().to_string();
+            let path = if path == "." { String::new() } else { path };
+            Err(input_failure(&[Problem::new(
+                &path,
+                err.inner().to_string(),
+            )]))
         }
-    })
+    }
 }
 
 impl<E: Execute> Runtime for TypedRuntime<E> {
+    fn check(&self, input: &Value) -> Result<(), ToolError> {
+        decode::<E::Input>(input).map(drop)
+    }
+
     fn run<'a>(&'a self, input: &'a Value, ctx: &'a Context) -> SettleFuture<'a> {
         Box::pin(async move {
             let input: E::Input = decode(input)?;

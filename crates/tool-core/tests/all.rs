@@ -4,5 +4,6 @@
 
 #[cfg(feature = "dynamic")]
 mod dynamic;
+mod input;
 mod schemas;
 mod settle;

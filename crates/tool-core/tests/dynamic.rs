@@ -1,7 +1,7 @@
 //! Tools built from a JSON Schema and a closure.
 
 use serde_json::{Value, json};
-use tackle_tool_core::{Call, Content, Context, ResultValue, Tool, ToolError};
+use tackle_tool_core::{Call, Content, Context, REWRITE_HINT, ResultValue, Tool, ToolError};
 
 fn schema() -> Value {
     json!({
@@ -56,20 +56,22 @@ async fn schema_invalid_input_is_rejected_before_execution() {
     let cases = [
         (
             json!({"a": 1}),
-            "Invalid tool input: \"b\" is a required property",
+            "Invalid tool input: b: missing required field; expected an integer",
         ),
         (
-            json!({"a": "1", "b": 2}),
-            "Invalid tool input: /a: \"1\" is not of type \"integer\"",
+            json!({"a": "x", "b": 2}),
+            "Invalid tool input: a: expected an integer, got \"x\"",
         ),
         (
             json!({"a": 1, "b": 2, "c": 3}),
-            "Invalid tool input: Additional properties are not allowed ('c' was unexpected)",
+            "Invalid tool input: c: unknown field; the accepted fields are: a, b",
         ),
     ];
     for (input, expected) in cases {
         match settle(&tool, input).await {
-            Err(ToolError::Failure(f)) => assert_eq!(f.message, expected),
+            Err(ToolError::Failure(f)) => {
+                assert_eq!(f.message, format!("{expected}\n\n{REWRITE_HINT}"));
+            }
             other => panic!("expected a failure, got {other:?}"),
         }
     }
@@ -105,4 +107,41 @@ fn an_invalid_schema_is_refused_at_construction() {
         err.to_string().starts_with("invalid input schema: "),
         "{err}"
     );
+}
+
+#[tokio::test]
+async fn harmless_mistakes_are_corrected_before_validation() {
+    // Numbers sent as strings, and the whole input sent as a JSON string.
+    let out = settle(&add(), json!({"a": "2", "b": 3.0})).await.unwrap();
+    assert_eq!(out.structured, json!({"sum": 5}));
+    let out = settle(&add(), json!("{\"a\": 1, \"b\": 1}")).await.unwrap();
+    assert_eq!(out.structured, json!({"sum": 2}));
+}
+
+#[tokio::test]
+async fn the_full_schema_still_decides_what_the_decoding_layer_does_not_check() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"id": {"type": "string", "pattern": "^[a-z]+$", "x-aliases": ["ID"]}},
+        "required": ["id"],
+        "additionalProperties": false
+    });
+    let tool = Tool::dynamic("Echo", schema, |input: Value, _ctx| async move {
+        Ok::<_, ToolError>(input)
+    })
+    .build()
+    .unwrap();
+    assert_eq!(
+        tool.check_input(&json!({"ID": "abc"})).unwrap(),
+        json!({"id": "abc"})
+    );
+    let failure = tool.check_input(&json!({"id": "ABC"})).unwrap_err();
+    assert!(
+        failure.message.starts_with("Invalid tool input: /id: "),
+        "{}",
+        failure.message
+    );
+    assert!(failure.message.ends_with(REWRITE_HINT));
+    let advertised = tool.definition("echo").unwrap().input_schema.clone();
+    assert!(advertised["properties"]["id"].get("x-aliases").is_none());
 }

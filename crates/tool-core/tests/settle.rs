@@ -88,31 +88,20 @@ async fn success_without_projection_is_structured_json() {
 async fn invalid_input_names_the_field_and_never_executes() {
     let (tool, calls) = greet();
     let ctx = Context::new("s");
-    let cases = [
-        (json!({}), "Invalid tool input: missing field `name`"),
-        (
-            json!({"name": 5}),
-            "Invalid tool input: name: invalid type: integer `5`, expected a string",
-        ),
-        (
-            json!({"name": "a", "times": "x"}),
-            "Invalid tool input: times: invalid type: string \"x\", expected u32",
-        ),
-        (
-            json!({"name": "a", "times": -1}),
-            "Invalid tool input: times: invalid value: integer `-1`, expected u32",
-        ),
-        (
-            json!("ada"),
-            "Invalid tool input: invalid type: string \"ada\", expected struct GreetInput",
-        ),
-    ];
-    for (input, expected) in cases {
-        assert_eq!(
-            failure(tool.run_unbounded(&call(input), &ctx).await),
-            expected
-        );
+    let mut seen = String::new();
+    for input in [
+        json!({}),
+        json!({"name": 5}),
+        json!({"name": "a", "times": "x"}),
+        json!({"name": "a", "times": -1}),
+        json!({"name": "a", "tims": 2}),
+        json!({"nam": 5, "times": true}),
+        json!("ada"),
+    ] {
+        let message = failure(tool.run_unbounded(&call(input.clone()), &ctx).await);
+        seen.push_str(&format!("{input}\n{message}\n\n"));
     }
+    insta::assert_snapshot!(seen);
     assert_eq!(
         calls.load(Ordering::SeqCst),
         0,

@@ -77,6 +77,8 @@ change that is already in the file is reported as already applied.";
 #[serde(rename_all = "camelCase")]
 pub struct ApplyPatchInput {
     /// The full patch text, from `*** Begin Patch` to `*** End Patch`.
+    // `input` is what models trained on codex's apply_patch send.
+    #[schemars(extend("x-aliases" = ["patch_text", "patch", "input"]))]
     pub patch_text: String,
 }
 

@@ -74,6 +74,7 @@ pub struct BashInput {
     pub workdir: Option<String>,
     /// Optional timeout in milliseconds (default 120000, at most 600000).
     #[schemars(with = "Option<u64>", range(min = 1, max = 600_000))]
+    #[schemars(extend("x-aliases" = ["timeout_ms"]))]
     pub timeout: Option<TimeoutMs>,
     /// A clear, concise description of what this command does in 5-10 words.
     pub description: Option<String>,

@@ -52,12 +52,16 @@ exist yet (or fills an empty one) with newString; to replace all of a file, use 
 #[serde(rename_all = "camelCase")]
 pub struct EditInput {
     /// The file to change (relative to the working directory, or absolute).
+    #[schemars(extend("x-aliases" = ["filePath", "file_path"]))]
     pub path: String,
     /// The text to replace.
+    #[schemars(extend("x-aliases" = ["old_string"]))]
     pub old_string: String,
     /// The text to put in its place (must differ from oldString).
+    #[schemars(extend("x-aliases" = ["new_string"]))]
     pub new_string: String,
     /// Replace every occurrence of oldString instead of exactly one.
+    #[schemars(extend("x-aliases" = ["replace_all"]))]
     pub replace_all: Option<bool>,
 }
 

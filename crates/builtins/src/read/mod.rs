@@ -10,6 +10,8 @@ mod listing;
 mod page;
 mod render;
 
+use std::num::NonZeroU64;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tackle_output_store::{MAX_INLINE_MEDIA_BYTES, OutputRef, Page, PageLimits, PagingHint};
@@ -56,11 +58,14 @@ GIF, WebP) and PDF files are returned as attachments; other binary files cannot 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadInput {
     /// The file or directory to read (relative or absolute), or a tool-output:// reference.
+    #[schemars(extend("x-aliases" = ["filePath", "file_path"]))]
     pub path: String,
-    /// The line (or directory entry) to start from, 1-based.
+    /// The line (or directory entry) to start from, 1-based (0 reads from the start too, as
+    /// the reference CLI does).
     pub offset: Option<u64>,
-    /// The number of lines (or entries) to read; at most 2000, the default.
-    pub limit: Option<u64>,
+    /// The number of lines (or entries) to read; at most 2000, the default (more is read as
+    /// 2000).
+    pub limit: Option<NonZeroU64>,
     /// The character of line `offset` to start from (1-based), to continue a long line as a hint says.
     pub column: Option<u64>,
 }
@@ -195,8 +200,7 @@ impl Execute for Read {
         ctx: &Context,
     ) -> Result<Rendered<ReadOutput>, ToolError> {
         let limit = match input.limit {
-            Some(0) => return Err(ToolError::failure("limit must be at least 1")),
-            Some(limit) => limit.min(MAX_READ_LINES),
+            Some(limit) => limit.get().min(MAX_READ_LINES),
             None => MAX_READ_LINES,
         };
         // `offset: 0` reads from the start, as the reference's CLI does; so does `column: 0`.

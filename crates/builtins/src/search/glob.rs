@@ -34,10 +34,8 @@ pub struct GlobInput {
     pub pattern: String,
     /// The directory to search in, relative to the working directory or absolute. Defaults to
     /// the working directory.
-    #[serde(default)]
     pub path: Option<String>,
     /// The maximum number of files to return (default 100).
-    #[serde(default)]
     pub limit: Option<NonZeroUsize>,
 }
 

@@ -36,13 +36,12 @@ pub struct GrepInput {
     pub pattern: String,
     /// The directory or file to search, relative to the working directory or absolute.
     /// Defaults to the working directory.
-    #[serde(default)]
     pub path: Option<String>,
     /// Only search files whose path matches this glob (e.g. `*.rs`).
-    #[serde(default)]
+    #[schemars(extend("x-aliases" = ["glob"]))]
     pub include: Option<String>,
     /// The maximum number of matching lines to return (default 100).
-    #[serde(default)]
+    #[schemars(extend("x-aliases" = ["head_limit"]))]
     pub limit: Option<NonZeroUsize>,
 }
 

@@ -38,6 +38,7 @@ paths in the skill are relative to it) and a sample of its files.";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SkillInput {
     /// The name of the skill, from the list of available skills.
+    #[schemars(extend("x-aliases" = ["skill"]))]
     pub name: String,
 }
 

@@ -272,7 +272,11 @@ async fn long_files_page_with_hints() {
         .text("read", json!({"path": "long.txt", "offset": 0, "limit": 1}))
         .await;
     assert!(zero.contains("\n1: line 1\n"), "{zero}");
-    insta::assert_snapshot!(fx.failure("read", json!({"path": "long.txt", "limit": 0})).await, @"limit must be at least 1");
+    insta::assert_snapshot!(fx.failure("read", json!({"path": "long.txt", "limit": 0})).await, @r#"
+    Invalid tool input: limit: expected a positive integer, got 0
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
+    "#);
 }
 
 #[tokio::test]

@@ -112,7 +112,7 @@ pub struct SearchInput {
     pub query: String,
     /// Number of search results to return (default: 8, at most 20).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 20))]
+    #[schemars(range(min = 1, max = 20), extend("x-aliases" = ["num_results"]))]
     pub num_results: Option<NumResults>,
     /// Live crawl mode: 'fallback' uses live crawling as backup if cached content is
     /// unavailable, 'preferred' prioritizes live crawling (default: 'fallback').

@@ -1,0 +1,172 @@
+//! The one decoding layer every tool's input passes through, typed and dynamic alike.
+//!
+//! Models write what they were trained on, not what the schema says, so before an input is
+//! decoded it is made to mean what the model meant, guided only by the tool's input schema:
+//!
+//! 1. Aliases: a property may declare other spellings in its schema (`"x-aliases":
+//!    ["filePath", "file_path"]`, with `#[schemars(extend(...))]` next to the field); an alias is
+//!    renamed to the property, and two spellings of one field in one call are an error naming
+//!    both. An object may declare fields it accepts and drops (`"x-ignored"`). Neither key is
+//!    ever advertised: [`advertised`] removes them from the schema models see.
+//! 2. Harmless value mistakes: where the schema does not accept a string, a string holding a
+//!    number (`"5"`), a boolean (`"true"`), an array or an object (`"[...]"`) is decoded once; a
+//!    whole number written as `5.0` where an integer is expected becomes `5`; `null` for an
+//!    optional field that does not accept `null` means the field is absent.
+//! 3. The result is checked against the schema (types, ranges, enumerations, required and
+//!    unknown fields), and every problem is reported with its field path and what was expected
+//!    in JSON terms, followed by [`REWRITE_HINT`].
+//!
+//! An input that needs none of step 2's or step 1's changes is never copied.
+
+mod check;
+mod describe;
+mod rewrite;
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::{ToolError, ToolFailure};
+
+/// The schema keyword that lists a property's other accepted spellings.
+pub(crate) const ALIASES: &str = "x-aliases";
+/// The schema keyword that lists fields an object accepts and drops.
+pub(crate) const IGNORED: &str = "x-ignored";
+
+/// What every input error ends with: the model's next step.
+pub const REWRITE_HINT: &str =
+    "Correct the input so that it matches the tool's input schema, then call the tool again.";
+
+/// One thing wrong with an input: where, and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    /// The field path (`todos[0].status`); empty for the input as a whole.
+    pub(crate) path: String,
+    pub(crate) message: String,
+}
+
+impl Problem {
+    pub(crate) fn new(path: &str, message: impl Into<String>) -> Self {
+        Self {
+            path: path.to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The failure a model reads for `problems`: each with its path (one a line when there are
+/// several), then the hint.
+pub(crate) fn input_failure(problems: &[Problem]) -> ToolError {
+    let listed: Vec<String> = problems
+        .iter()
+        .map(|problem| {
+            if problem.path.is_empty() {
+                problem.message.clone()
+            } else {
+                format!("{}: {}", problem.path, problem.message)
+            }
+        })
+        .collect();
+    let problems = match listed.as_slice() {
+        [one] => format!(" {one}"),
+        several => several.iter().map(|p| format!("\n- {p}")).collect(),
+    };
+    ToolFailure::new(format!("Invalid tool input:{problems}\n\n{REWRITE_HINT}")).into()
+}
+
+/// `input` made to mean what the model meant (aliases, harmless value mistakes) and checked
+/// against `schema`; borrowed when nothing had to change.
+pub(crate) fn prepare<'a>(input: &'a Value, schema: &Value) -> Result<Cow<'a, Value>, ToolError> {
+    let value = if rewrite::needed(input, schema) {
+        let mut owned = input.clone();
+        rewrite::apply(&mut owned, schema, &mut String::new()).map_err(|p| input_failure(&[p]))?;
+        Cow::Owned(owned)
+    } else {
+        Cow::Borrowed(input)
+    };
+    let mut problems = Vec::new();
+    check::check(&value, schema, &mut String::new(), &mut problems);
+    if problems.is_empty() {
+        Ok(value)
+    } else {
+        Err(input_failure(&problems))
+    }
+}
+
+/// `schema` as models see it: without the decoding layer's own keywords.
+pub(crate) fn advertised(mut schema: Value) -> Value {
+    strip(&mut schema);
+    schema
+}
+
+fn strip(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.remove(ALIASES);
+            map.remove(IGNORED);
+            map.values_mut().for_each(strip);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip),
+        _ => {}
+    }
+}
+
+/// A tool's input schema in both forms: the one decoding follows (with aliases) and the one
+/// models are shown; each made when first needed.
+pub(crate) struct InputSchema {
+    decode: OnceLock<Value>,
+    advertised: OnceLock<Value>,
+    derive: fn() -> Value,
+}
+
+impl InputSchema {
+    /// A schema known already (a dynamic tool's).
+    #[cfg(feature = "dynamic")]
+    pub(crate) fn ready(value: Value) -> Self {
+        Self {
+            decode: OnceLock::from(value),
+            advertised: OnceLock::new(),
+            derive: || Value::Null,
+        }
+    }
+
+    /// A schema derived by `derive` when first asked for.
+    pub(crate) fn derived(derive: fn() -> Value) -> Self {
+        Self {
+            decode: OnceLock::new(),
+            advertised: OnceLock::new(),
+            derive,
+        }
+    }
+
+    /// The schema decoding follows.
+    pub(crate) fn decoding(&self) -> &Value {
+        self.decode.get_or_init(self.derive)
+    }
+
+    /// The schema models see.
+    pub(crate) fn advertised(&self) -> &Value {
+        self.advertised
+            .get_or_init(|| advertised(self.decoding().clone()))
+    }
+}
+
+/// Appends `.name` to a field path.
+pub(crate) fn push_field(path: &mut String, name: &str) -> usize {
+    let len = path.len();
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(name);
+    len
+}
+
+/// Appends `[index]` to a field path.
+pub(crate) fn push_index(path: &mut String, index: usize) -> usize {
+    let len = path.len();
+    path.push('[');
+    path.push_str(&index.to_string());
+    path.push(']');
+    len
+}

@@ -1,0 +1,157 @@
+//! The decoding layer: aliases, harmless value mistakes, and errors a model can act on.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tackle_tool_core::{Context, REWRITE_HINT, Tool, ToolError, from_fn, input_schema_for};
+
+/// An input with aliases, an ignored field, nested objects and every scalar type.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct Input {
+    /// The file.
+    #[schemars(extend("x-aliases" = ["filePath", "file_path"]))]
+    path: String,
+    /// How many.
+    limit: Option<u32>,
+    /// Whether to.
+    #[schemars(extend("x-aliases" = ["replace_all"]))]
+    replace_all: Option<bool>,
+    /// Items.
+    items: Option<Vec<Item>>,
+    /// Options.
+    options: Option<Options>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(extend("x-ignored" = ["id"]))]
+#[allow(dead_code)]
+struct Item {
+    name: String,
+    #[schemars(extend("x-aliases" = ["multiSelect"]))]
+    multiple: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Options {
+    depth: u8,
+}
+
+fn tool() -> Tool {
+    Tool::typed(
+        "Echoes what it decoded",
+        from_fn(
+            |input: Input, _ctx: Context| async move { Ok::<_, ToolError>(format!("{input:?}")) },
+        ),
+    )
+    .build()
+}
+
+fn accepted(input: &Value) -> Value {
+    tool().check_input(input).unwrap()
+}
+
+fn refused(input: &Value) -> String {
+    let message = tool().check_input(input).unwrap_err().message;
+    let body = message
+        .strip_suffix(&format!("\n\n{REWRITE_HINT}"))
+        .unwrap_or_else(|| panic!("no hint at the end of {message:?}"));
+    body.to_owned()
+}
+
+#[test]
+fn aliases_are_renamed_at_every_level() {
+    assert_eq!(accepted(&json!({"filePath": "a"})), json!({"path": "a"}));
+    assert_eq!(
+        accepted(&json!({"file_path": "a", "replace_all": true})),
+        json!({"path": "a", "replaceAll": true})
+    );
+    assert_eq!(
+        accepted(&json!({"path": "a", "items": [{"name": "x", "multiSelect": true, "id": "1"}]})),
+        json!({"path": "a", "items": [{"name": "x", "multiple": true}]})
+    );
+}
+
+#[test]
+fn aliases_and_ignored_fields_are_never_advertised() {
+    let schema = input_schema_for::<Input>();
+    let text = schema.to_string();
+    assert!(
+        !text.contains("x-aliases") && !text.contains("x-ignored"),
+        "{text}"
+    );
+    let definition = tool().definition("echo").unwrap();
+    assert_eq!(definition.input_schema, schema);
+}
+
+#[test]
+fn harmless_value_mistakes_are_corrected() {
+    assert_eq!(
+        accepted(&json!({
+            "path": "a",
+            "limit": "5",
+            "replaceAll": "true",
+            "items": "[{\"name\": \"x\", \"multiple\": \"False\"}]",
+            "options": "{\"depth\": 2.0}"
+        })),
+        json!({
+            "path": "a",
+            "limit": 5,
+            "replaceAll": true,
+            "items": [{"name": "x", "multiple": false}],
+            "options": {"depth": 2}
+        })
+    );
+    // null for an optional field means the field was not given.
+    assert_eq!(
+        accepted(&json!({"path": "a", "limit": null, "options": null})),
+        json!({"path": "a"})
+    );
+    // The whole input sent as a JSON string.
+    assert_eq!(accepted(&json!("{\"path\": \"a\"}")), json!({"path": "a"}));
+}
+
+#[test]
+fn an_input_that_needs_nothing_is_taken_as_it_is() {
+    let input = json!({"path": "a", "limit": 5, "items": [{"name": "x"}]});
+    assert_eq!(accepted(&input), input);
+}
+
+#[test]
+fn mistakes_are_named_in_json_terms() {
+    let mut seen = String::new();
+    for input in [
+        json!({"filePath": "a", "path": "b"}),
+        json!({"file_path": "a", "filePath": "b"}),
+        json!({"path": "a", "limt": 5}),
+        json!({"path": "a", "ignoreCase": true}),
+        json!({"path": "a", "limit": -1}),
+        json!({"path": "a", "limit": "five"}),
+        json!({"path": "a", "limit": 1.5}),
+        json!({"path": "a", "replaceAll": "yes"}),
+        json!({"path": "a", "items": "[not json"}),
+        json!({"path": "a", "items": [{"multiple": true}]}),
+        json!({"path": "a", "options": {"depth": 300}}),
+        json!({"path": 7}),
+        json!({}),
+        json!([]),
+        json!(null),
+    ] {
+        seen.push_str(&format!("{input}\n{}\n\n", refused(&input)));
+    }
+    insta::assert_snapshot!(seen);
+}
+
+#[test]
+fn a_spelling_sent_as_null_is_not_sent() {
+    assert_eq!(
+        accepted(&json!({"path": "a", "filePath": null, "file_path": null})),
+        json!({"path": "a"})
+    );
+    assert_eq!(
+        accepted(&json!({"path": null, "filePath": "a"})),
+        json!({"path": "a"})
+    );
+}
