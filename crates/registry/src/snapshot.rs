@@ -148,6 +148,7 @@ impl Serialize for Settlement {
             omitted_bytes: u64,
             #[serde(skip_serializing_if = "Option::is_none")]
             unsaved: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             settled_as: Option<&'a str>,
         }
         Wire {
