@@ -116,13 +116,19 @@ impl Place {
         }
     }
 
-    /// Writes `bytes` to `rel` inside the Location, creating its parents.
-    pub fn put(&self, rel: &str, bytes: &[u8]) {
+    /// Writes `bytes` to `rel` inside the Location, creating its parents. Fails when the
+    /// path cannot be a file (`a/` , `.`, or a file where a parent directory should be).
+    pub fn try_put(&self, rel: &str, bytes: &[u8]) -> std::io::Result<()> {
         let path = self.root.join(rel);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("parents of a scratch file");
+            std::fs::create_dir_all(parent)?;
         }
-        std::fs::write(&path, bytes).expect("a scratch file");
+        std::fs::write(&path, bytes)
+    }
+
+    /// [`Place::try_put`] for a path that can always be a file.
+    pub fn put(&self, rel: &str, bytes: &[u8]) {
+        self.try_put(rel, bytes).expect("a scratch file");
     }
 
     /// Every file under the scratch directory except the output store's: path (relative to

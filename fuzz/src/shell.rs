@@ -10,8 +10,9 @@
 //! conditionals. So a line with a denied leaf must never be allowed by a policy that denies
 //! that name.
 //!
-//! Words come from a small alphabet without `/` or `$`, so a line names nothing outside its
-//! working directory; the only programs it runs are shell builtins and names on `PATH`.
+//! Words come from a small alphabet without `/` (only `. /dev/stdin` has one), so a line names
+//! nothing outside its working directory; the only programs it runs are shell builtins and
+//! names on `PATH`.
 
 use arbitrary::{Result, Unstructured};
 
@@ -145,6 +146,12 @@ impl Generator<'_, '_> {
         Ok(spelled)
     }
 
+    /// A here-document delimiter no other here-document of the line uses.
+    fn tag(&mut self) -> String {
+        self.fresh += 1;
+        format!("EOF{}", self.fresh)
+    }
+
     fn variable(&mut self, value: &str) -> String {
         self.fresh += 1;
         let name = format!("v{}", self.fresh);
@@ -182,12 +189,12 @@ impl Generator<'_, '_> {
                 // A command substitution in an argument (or as the command itself).
                 let inner = self.command(d, need)?;
                 match self.u.int_in_range(0..=6)? {
-                    0 => format!("echo \"$({inner})\""),
-                    1 => format!("echo $({inner})"),
+                    0 => format!("echo \"$( {inner} )\""),
+                    1 => format!("echo $( {inner} )"),
                     2 if !inner.contains('`') => format!("echo `{inner}`"),
-                    3 => format!("x=$({inner})"),
-                    4 => format!(": \"${{x:-$({inner})}}\""),
-                    5 => format!("echo $(( $({inner}) + 1 ))"),
+                    3 => format!("x=$( {inner} )"),
+                    4 => format!(": \"${{x:-$( {inner} )}}\""),
+                    5 => format!("echo $(( $( {inner} ) + 1 ))"),
                     _ => format!("echo <({inner})"),
                 }
             }
@@ -219,22 +226,26 @@ impl Generator<'_, '_> {
             5 => {
                 // A script on a shell's standard input.
                 let inner = self.command(d, need)?;
+                let tag = self.tag();
                 match self.u.int_in_range(0..=4)? {
                     0 => format!("echo {} | sh", single_quoted(&inner)),
                     1 => format!("printf '%s\\n' {} | bash", single_quoted(&inner)),
-                    2 => format!("sh <<'EOF'\n{inner}\nEOF\ntrue"),
+                    2 => format!("sh <<'{tag}'\n{inner}\n{tag}\ntrue"),
                     3 => format!("bash <<< {}", single_quoted(&inner)),
-                    _ => format!(". /dev/stdin <<'EOF'\n{inner}\nEOF\ntrue"),
+                    _ => format!(". /dev/stdin <<'{tag}'\n{inner}\n{tag}\ntrue"),
                 }
             }
             6 => {
                 // A command substitution in a here-document body.
                 let inner = self.command(d, need)?;
+                let tag = self.tag();
                 match self.u.int_in_range(0..=3)? {
-                    0 => format!("cat <<EOF\n$({inner})\nEOF\ntrue"),
-                    1 => format!("cat <<-EOF\n\t$({inner})\n\tEOF\ntrue"),
-                    2 if !inner.contains('`') => format!("cat <<EOF\n  `{inner}`\nEOF\ntrue"),
-                    _ => format!("cat <<EOF\nx ${{y:-$({inner})}}\nEOF\ntrue"),
+                    0 => format!("cat <<{tag}\n$( {inner} )\n{tag}\ntrue"),
+                    1 => format!("cat <<-{tag}\n\t$( {inner} )\n\t{tag}\ntrue"),
+                    2 if !inner.contains('`') => {
+                        format!("cat <<{tag}\n  `{inner}`\n{tag}\ntrue")
+                    }
+                    _ => format!("cat <<{tag}\nx ${{y:-$( {inner} )}}\n{tag}\ntrue"),
                 }
             }
             7 => {
@@ -282,7 +293,10 @@ impl Generator<'_, '_> {
                     self.denied = true;
                     match self.u.int_in_range(0..=3)? {
                         0 => format!("for v in {name}; do $v x; done"),
-                        1 => format!("read v <<EOF\n{name}\nEOF\n$v x"),
+                        1 => {
+                            let tag = self.tag();
+                            format!("read v <<{tag}\n{name}\n{tag}\n$v x")
+                        }
                         2 => format!("v={name}; $v x"),
                         _ => format!("set -- {name} x; \"$@\""),
                     }
@@ -294,14 +308,14 @@ impl Generator<'_, '_> {
                 // A command in a redirect target or an assignment.
                 let inner = self.command(d, need)?;
                 match self.u.int_in_range(0..=2)? {
-                    0 => format!("echo x > \"$({inner})\""),
-                    1 => format!("y=\"$({inner})\" true"),
+                    0 => format!("echo x > \"$( {inner} )\""),
+                    1 => format!("y=\"$( {inner} )\" true"),
                     _ => format!("local_x=`echo; {}`", escape_backticks(&inner)),
                 }
             }
             12 => {
                 let inner = self.command(d, need)?;
-                format!("echo $({inner}\n)")
+                format!("echo $( {inner}\n)")
             }
             _ => self.simple(need)?,
         };

@@ -385,11 +385,52 @@ fn run_target(
     }
     if let Some(failure) = &outcome.failure {
         eprintln!("xtask: {target}: {failure}");
-        for line in panic_lines(&text) {
-            eprintln!("    {line}");
+        if request.keep_going {
+            // Fork mode keeps the children's output to itself: replay a few reproducers.
+            for path in outcome.reproducers.iter().take(REPLAYED) {
+                eprintln!("  {}:", path.display());
+                for line in replay(target_dir, target, path, &scratch) {
+                    eprintln!("    {line}");
+                }
+            }
+        } else {
+            for line in panic_lines(&text) {
+                eprintln!("    {line}");
+            }
         }
+        let _ = std::fs::remove_dir_all(&scratch);
     }
     Ok(outcome)
+}
+
+/// Reproducers replayed after a `--keep-going` run, to show what they hit.
+const REPLAYED: usize = 8;
+
+/// What the fuzz target binary says when it runs `input` alone: its panic or error lines.
+fn replay(target_dir: &Path, target: &str, input: &Path, scratch: &Path) -> Vec<String> {
+    // cargo-fuzz builds for the host triple: `<target>/<triple>/release/<name>`.
+    let binary = std::fs::read_dir(target_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path().join("release").join(target))
+        .find(|path| path.is_file());
+    let Some(binary) = binary else {
+        return vec!["(the target binary was not found)".to_owned()];
+    };
+    let _ = std::fs::create_dir_all(scratch);
+    let output = Command::new(binary)
+        .arg(input)
+        .env("TACKLE_FUZZ_SCRATCH", scratch)
+        .stdin(Stdio::null())
+        .output();
+    match output {
+        Ok(output) => panic_lines(&String::from_utf8_lossy(&output.stderr))
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        Err(err) => vec![format!("(cannot run the target: {err})")],
+    }
 }
 
 /// The files in `dir`, sorted.
@@ -480,7 +521,12 @@ fn panic_lines(log: &str) -> Vec<&str> {
     else {
         return Vec::new();
     };
-    lines[start..].iter().take(12).copied().collect()
+    lines[start..]
+        .iter()
+        .take(12)
+        .take_while(|l| !l.starts_with("stack backtrace") && !l.starts_with("note: run with"))
+        .copied()
+        .collect()
 }
 
 #[cfg(test)]
