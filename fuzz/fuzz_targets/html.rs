@@ -1,16 +1,41 @@
 //! HTML conversion (webfetch's `markdown` and `text` formats) and body decoding.
 //!
 //! Properties: no panic, no stack overflow, no timeout (libFuzzer's `-timeout`), bounded
-//! memory (`-rss_limit_mb`), whatever the page. Input: the response body; inputs are allowed
-//! to be long (`-max_len` is raised for this target) so deep nesting is reachable.
+//! memory (`-rss_limit_mb`), whatever the page.
+//!
+//! Input: the response body. Sections build long pages from small inputs: `=== repeat N`
+//! repeats its body N times (at most 200000), any other section is taken as it is, and the
+//! sections are joined in order, so `=== repeat 10000` over `<div>` nests ten thousand deep.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use tackle_builtins::web::{decode, html_to_markdown, html_to_text};
+use tackle_fuzz::sections;
+
+const MAX_REPEAT: u64 = 200_000;
 
 fuzz_target!(|data: &[u8]| {
-    let html = decode(data, "text/html", true);
+    let body = page(data);
+    let html = decode(&body, "text/html", true);
     let _ = html_to_markdown(&html);
     let _ = html_to_text(&html);
-    let _ = decode(data, "text/plain; charset=utf-16", false);
+    let _ = decode(&body, "text/plain; charset=utf-16", false);
 });
+
+fn page(data: &[u8]) -> Vec<u8> {
+    let Some(sections) = sections::split(data) else {
+        return data.to_vec();
+    };
+    let mut page = Vec::new();
+    for section in sections {
+        let times = if section.name() == "repeat" {
+            section.number(0, 1).min(MAX_REPEAT)
+        } else {
+            1
+        };
+        for _ in 0..times {
+            page.extend_from_slice(section.body);
+        }
+    }
+    page
+}

@@ -179,10 +179,11 @@ impl Generator<'_, '_> {
             }
             2 => {
                 let inner = self.command(d, need)?;
-                match self.u.int_in_range(0..=2)? {
+                match self.u.int_in_range(0..=3)? {
                     0 => format!("( {inner} )"),
                     1 => format!("{{ {inner}; }}"),
-                    _ => format!("! {inner}"),
+                    2 => format!("! {inner}"),
+                    _ => format!("time {inner}"),
                 }
             }
             3 => {
