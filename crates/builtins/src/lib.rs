@@ -9,7 +9,11 @@
 //! action, and only then read or touch anything, so a denial means the file was never read.
 //!
 //! Invariants:
-//! - Writes are atomic, serialized per canonical path and uninterruptible ([`FileMutation`]).
+//! - A file tool opens exactly the path it resolved and permission approved, and acts on the
+//!   descriptor from then on (`beneath.rs`): a directory swapped for a symbolic link after the
+//!   check makes the call fail, never leads it out of the Location.
+//! - Writes are atomic, serialized per canonical path and uninterruptible ([`FileMutation`]);
+//!   a killed writer leaves no temporary file.
 //! - No tool loses or changes a byte it was not asked to change.
 
 #[cfg(feature = "apply-patch")]
@@ -17,6 +21,7 @@ pub mod apply_patch;
 pub mod authorize;
 #[cfg(feature = "bash")]
 pub mod bash;
+mod beneath;
 mod blocking;
 mod catalog;
 pub mod diff;

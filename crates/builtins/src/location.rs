@@ -48,7 +48,7 @@ pub enum EntryKind {
 }
 
 impl EntryKind {
-    fn of(file_type: fs::FileType) -> Self {
+    pub(crate) fn of(file_type: fs::FileType) -> Self {
         if file_type.is_dir() {
             Self::Directory
         } else if file_type.is_file() {

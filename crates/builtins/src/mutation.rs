@@ -1,23 +1,33 @@
 //! Safe file mutation (reference FM1–FM5): atomic, serialized per path, uninterruptible.
 //!
 //! Invariants:
-//! - Every write is atomic: a temporary file in the target's own directory is written, synced
-//!   and renamed over the target, so a reader (or a crash) sees the old or the new bytes, never a
-//!   mix. The target's permission bits are kept; a new file gets `0666` minus the umask.
+//! - Every write is atomic: an anonymous temporary file in the target's own directory is
+//!   written, synced and moved over the target, so a reader (or a crash) sees the old or the new
+//!   bytes, never a mix, and a killed writer leaves no temporary file behind
+//!   (`beneath`). The target's permission bits are kept; a new file gets `0666` minus
+//!   the umask.
 //! - A symlinked target is written through to its real file; the link is never replaced.
+//! - The real path is resolved once; from then on it is opened exactly (no symbolic link
+//!   followed at any step) and changed through its opened parent directory, so a directory
+//!   swapped for a link meanwhile fails the operation instead of redirecting it.
 //! - Operations on one canonical path are serialized within the process (and, best effort,
 //!   across processes by an advisory lock on the parent directory), and run on a blocking thread
-//!   that finishes even when the awaiting future is dropped.
+//!   that finishes even when the awaiting future is dropped. A caller may hold the locks of
+//!   several files across a read-modify-write (`FileMutation::lock_all`, apply_patch).
 //! - Staleness is decided by content ([`ContentHash`] of the bytes), never by timestamps.
 
 use std::collections::HashMap;
-use std::fs::{self, File, Permissions};
+use std::ffi::OsStr;
+use std::fs::File;
 use std::hash::{DefaultHasher, Hasher};
-use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
+use tokio::sync::OwnedMutexGuard;
+
+use crate::beneath::{self, Directory, Stat, StatKind};
 use crate::blocking::blocking;
 use crate::error::Error;
 use crate::location::{EntryKind, real_path};
@@ -80,6 +90,33 @@ pub struct TextWritten {
 #[derive(Debug, Clone, Default)]
 pub struct FileMutation {
     locks: Arc<Mutex<HashMap<PathBuf, Weak<tokio::sync::Mutex<()>>>>>,
+    sweeps: Sweeps,
+}
+
+/// How often a write sweeps its directory of dead writers' temp files (per [`FileMutation`]):
+/// a sweep lists the directory, so a patch of thousands of files in one directory must not
+/// list it for every file.
+const SWEEP_EVERY: Duration = Duration::from_secs(60);
+
+/// When each directory was last swept.
+#[derive(Debug, Clone, Default)]
+struct Sweeps(Arc<Mutex<HashMap<PathBuf, Instant>>>);
+
+impl Sweeps {
+    /// Whether `directory` is due for a sweep; if so, it counts as swept now.
+    fn due(&self, directory: &Path) -> bool {
+        let mut swept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        if swept
+            .get(directory)
+            .is_some_and(|at| now.duration_since(*at) < SWEEP_EVERY)
+        {
+            return false;
+        }
+        swept.retain(|_, at| now.duration_since(*at) < SWEEP_EVERY);
+        swept.insert(directory.to_path_buf(), now);
+        true
+    }
 }
 
 impl FileMutation {
@@ -89,8 +126,9 @@ impl FileMutation {
     }
 
     /// Runs `work` with exclusive access to `target` on a blocking thread and returns its
-    /// result. Once the lock is held the work runs to completion, even if this future is
-    /// dropped. Needs a tokio runtime.
+    /// result. `target` is resolved to its real path once; the transaction then works on
+    /// exactly that path. Once the lock is held the work runs to completion, even if this
+    /// future is dropped. Needs a tokio runtime.
     pub async fn transact<T, E, F>(&self, target: &Path, work: F) -> Result<T, E>
     where
         F: FnOnce(&mut Transaction) -> Result<T, E> + Send + 'static,
@@ -98,18 +136,70 @@ impl FileMutation {
         E: From<Error> + Send + 'static,
     {
         let real = real_path(target).map_err(Error::from)?.canonical;
-        let lock = self.lock_for(&real);
-        let guard = lock.lock_owned().await;
-        let job = blocking(move || {
-            let _guard = guard;
-            let mut transaction = Transaction::open(real)?;
-            work(&mut transaction)
-        });
-        match job.await {
-            Ok(result) => result,
-            Err(stopped) => {
-                Err(Error::io("finish a write to", target, io::Error::other(stopped)).into())
-            }
+        self.transact_canonical(&real, work).await
+    }
+
+    /// [`FileMutation::transact`] on a path already resolved and approved (a leaf's
+    /// `Resolved::canonical`): it is not resolved again, so what is changed is exactly what
+    /// permission saw, or nothing.
+    pub(crate) async fn transact_canonical<T, E, F>(&self, real: &Path, work: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut Transaction) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<Error> + Send + 'static,
+    {
+        let guard = self.lock_for(real).lock_owned().await;
+        run(
+            real.to_path_buf(),
+            Guard::Own(guard),
+            self.sweeps.clone(),
+            work,
+        )
+        .await
+    }
+
+    #[cfg(feature = "apply-patch")]
+    /// Takes the locks of every path in `paths` (canonical), in path order so that two callers
+    /// never wait on each other, and keeps them until the returned value is dropped. Meanwhile
+    /// [`FileMutation::transact_held`] works on those files without locking again, and every
+    /// other transaction on them waits.
+    pub(crate) async fn lock_all(&self, paths: impl IntoIterator<Item = PathBuf>) -> Arc<Held> {
+        let mut paths: Vec<PathBuf> = paths.into_iter().collect();
+        paths.sort();
+        paths.dedup();
+        let mut guards = Vec::with_capacity(paths.len());
+        for path in &paths {
+            guards.push(self.lock_for(path).lock_owned().await);
+        }
+        Arc::new(Held {
+            paths,
+            _guards: guards,
+        })
+    }
+
+    #[cfg(feature = "apply-patch")]
+    /// [`FileMutation::transact_canonical`] under locks already `held` (if `real` is one of
+    /// them; otherwise its own lock is taken as usual).
+    pub(crate) async fn transact_held<T, E, F>(
+        &self,
+        held: &Arc<Held>,
+        real: &Path,
+        work: F,
+    ) -> Result<T, E>
+    where
+        F: FnOnce(&mut Transaction) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<Error> + Send + 'static,
+    {
+        if held
+            .paths
+            .binary_search_by(|p| p.as_path().cmp(real))
+            .is_ok()
+        {
+            let guard = Guard::Held(Arc::clone(held));
+            run(real.to_path_buf(), guard, self.sweeps.clone(), work).await
+        } else {
+            self.transact_canonical(real, work).await
         }
     }
 
@@ -134,12 +224,8 @@ impl FileMutation {
             let stripped = text.trim_start_matches('\u{FEFF}');
             let old_bom = old.as_deref().is_some_and(|old| old.starts_with(BOM));
             let bom = old_bom || stripped.len() != text.len();
-            let mut bytes = Vec::with_capacity(stripped.len() + BOM.len());
-            if bom {
-                bytes.extend_from_slice(BOM);
-            }
-            bytes.extend_from_slice(stripped.as_bytes());
-            let written = tx.write(&bytes)?;
+            let prefix: &[u8] = if bom { BOM } else { b"" };
+            let written = tx.write_parts(&[prefix, stripped.as_bytes()])?;
             let before = match &old {
                 Some(old) => text::lossy(old).into_owned(),
                 None => String::new(),
@@ -187,20 +273,60 @@ impl FileMutation {
     }
 }
 
+/// The in-process locks of several files, held together ([`FileMutation::lock_all`]).
+#[cfg(feature = "apply-patch")]
+#[derive(Debug)]
+pub(crate) struct Held {
+    /// Sorted, distinct.
+    paths: Vec<PathBuf>,
+    _guards: Vec<OwnedMutexGuard<()>>,
+}
+
+/// How a transaction holds its file's in-process lock.
+#[derive(Debug)]
+enum Guard {
+    Own(#[expect(dead_code, reason = "held, never read")] OwnedMutexGuard<()>),
+    #[cfg(feature = "apply-patch")]
+    Held(#[expect(dead_code, reason = "held, never read")] Arc<Held>),
+}
+
+/// Runs `work` on a blocking thread with the lock `guard` kept until it finishes.
+async fn run<T, E, F>(real: PathBuf, guard: Guard, sweeps: Sweeps, work: F) -> Result<T, E>
+where
+    F: FnOnce(&mut Transaction) -> Result<T, E> + Send + 'static,
+    T: Send + 'static,
+    E: From<Error> + Send + 'static,
+{
+    let shown = real.clone();
+    let job = blocking(move || {
+        let _guard = guard;
+        let mut transaction = Transaction::open(real, sweeps)?;
+        work(&mut transaction)
+    });
+    match job.await {
+        Ok(result) => result,
+        Err(stopped) => {
+            Err(Error::io("finish a write to", shown, io::Error::other(stopped)).into())
+        }
+    }
+}
+
 /// Exclusive access to one real file for the duration of [`FileMutation::transact`].
 #[derive(Debug)]
 pub struct Transaction {
     target: PathBuf,
     // Held for the advisory cross-process lock; released when the transaction ends.
     _directory_lock: Option<File>,
+    sweeps: Sweeps,
 }
 
 impl Transaction {
-    fn open(target: PathBuf) -> Result<Self, Error> {
+    fn open(target: PathBuf, sweeps: Sweeps) -> Result<Self, Error> {
         let directory_lock = lock_directory(&target);
         Ok(Self {
             target,
             _directory_lock: directory_lock,
+            sweeps,
         })
     }
 
@@ -211,36 +337,65 @@ impl Transaction {
 
     /// The current bytes, or `None` when there is no file.
     pub fn read(&self) -> Result<Option<Vec<u8>>, Error> {
-        match self.kind()? {
-            None => Ok(None),
-            Some(EntryKind::File) => fs::read(&self.target)
-                .map(Some)
-                .map_err(|err| Error::io("read", &self.target, err)),
-            Some(EntryKind::Directory) => Err(Error::IsDirectory {
+        let Some((mut file, len)) = self.open_existing()? else {
+            return Ok(None);
+        };
+        let mut bytes = Vec::new();
+        // One allocation of the right size; a file that grows meanwhile still reads whole.
+        bytes.reserve_exact(usize::try_from(len).unwrap_or(0));
+        file.read_to_end(&mut bytes)
+            .map_err(|err| self.io("read", err))?;
+        Ok(Some(bytes))
+    }
+
+    /// The existing regular file, opened for reading at exactly the target path, and its size;
+    /// `None` when there is none.
+    pub(crate) fn open_existing(&self) -> Result<Option<(File, u64)>, Error> {
+        let file = match beneath::open_file(&self.target) {
+            Ok(file) => file,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(self.io("open", err)),
+        };
+        let meta = file.metadata().map_err(|err| self.io("stat", err))?;
+        match EntryKind::of(meta.file_type()) {
+            EntryKind::Directory => Err(Error::IsDirectory {
                 path: self.target.clone(),
             }),
-            Some(EntryKind::Other) => Err(Error::NotAFile {
+            EntryKind::Other => Err(Error::NotAFile {
                 path: self.target.clone(),
             }),
+            EntryKind::File => Ok(Some((file, meta.len()))),
         }
     }
 
     /// Atomically replaces the file with `bytes` (creating it and its parents if needed).
     pub fn write(&mut self, bytes: &[u8]) -> Result<Written, Error> {
-        let existing = self.writable_metadata()?;
+        self.write_parts(&[bytes])
+    }
+
+    /// [`Transaction::write`] of the concatenation of `parts`, which is never built in memory.
+    pub(crate) fn write_parts(&mut self, parts: &[&[u8]]) -> Result<Written, Error> {
+        let (directory, name) = self.parent(true)?;
+        let existing = self.writable(directory.stat(name).map_err(|err| self.io("stat", err))?)?;
         let existed = existing.is_some();
-        write_atomic(&self.target, bytes, existing.map(|meta| meta.permissions()))?;
+        let mode = existing.map(|stat| stat.mode);
+        directory
+            .write_file(name, parts, mode, true, self.sweep_due())
+            .map_err(|err| self.io("write", err))?;
         Ok(self.written(Operation::Write, existed))
     }
 
-    /// Like [`Transaction::write`], but fails with [`Error::TargetExists`] if the file exists.
+    /// Like [`Transaction::write`], but fails with [`Error::TargetExists`] if the file exists;
+    /// the check and the creation are one atomic step.
     pub fn create(&mut self, bytes: &[u8]) -> Result<Written, Error> {
-        if self.kind()?.is_some() {
-            return Err(Error::TargetExists {
+        let (directory, name) = self.parent(true)?;
+        match directory.write_file(name, &[bytes], None, false, self.sweep_due()) {
+            Ok(()) => Ok(self.written(Operation::Write, false)),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(Error::TargetExists {
                 path: self.target.clone(),
-            });
+            }),
+            Err(err) => Err(self.io("create", err)),
         }
-        self.write(bytes)
     }
 
     /// Writes only if the current bytes still hash to `expected`; else [`Error::StaleContent`].
@@ -262,17 +417,54 @@ impl Transaction {
 
     /// Removes the file; `existed: false` when there was none.
     pub fn remove(&mut self) -> Result<Written, Error> {
-        match self.kind()? {
+        let (directory, name) = match self.parent(false) {
+            Ok(found) => found,
+            Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                return Ok(self.written(Operation::Remove, false));
+            }
+            Err(err) => return Err(err),
+        };
+        match directory.stat(name).map_err(|err| self.io("stat", err))? {
             None => Ok(self.written(Operation::Remove, false)),
-            Some(EntryKind::Directory) => Err(Error::IsDirectory {
+            Some(Stat {
+                kind: StatKind::Directory,
+                ..
+            }) => Err(Error::IsDirectory {
                 path: self.target.clone(),
             }),
             Some(_) => {
-                fs::remove_file(&self.target)
-                    .map_err(|err| Error::io("remove", &self.target, err))?;
-                sync_directory(&self.target);
+                directory
+                    .remove_file(name)
+                    .map_err(|err| self.io("remove", err))?;
                 Ok(self.written(Operation::Remove, true))
             }
+        }
+    }
+
+    #[cfg(feature = "apply-patch")]
+    /// The permission bits of the existing file (for a restore), or `None` when there is none.
+    pub(crate) fn mode(&self) -> Result<Option<u32>, Error> {
+        let (directory, name) = match self.parent(false) {
+            Ok(found) => found,
+            Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                return Ok(None);
+            }
+            Err(err) => return Err(err),
+        };
+        let stat = directory.stat(name).map_err(|err| self.io("stat", err))?;
+        Ok(stat.map(|stat| stat.mode))
+    }
+
+    #[cfg(feature = "apply-patch")]
+    /// Restores a removed file: creates it with `bytes` and exactly `mode`.
+    pub(crate) fn restore(&mut self, bytes: &[u8], mode: u32) -> Result<Written, Error> {
+        let (directory, name) = self.parent(true)?;
+        match directory.write_file(name, &[bytes], Some(mode), false, self.sweep_due()) {
+            Ok(()) => Ok(self.written(Operation::Write, false)),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(Error::TargetExists {
+                path: self.target.clone(),
+            }),
+            Err(err) => Err(self.io("create", err)),
         }
     }
 
@@ -284,85 +476,64 @@ impl Transaction {
         }
     }
 
-    fn kind(&self) -> Result<Option<EntryKind>, Error> {
-        match fs::metadata(&self.target) {
-            Ok(meta) if meta.is_dir() => Ok(Some(EntryKind::Directory)),
-            Ok(meta) if meta.is_file() => Ok(Some(EntryKind::File)),
-            Ok(_) => Ok(Some(EntryKind::Other)),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(Error::io("stat", &self.target, err)),
-        }
+    /// Whether this write should first sweep its directory of dead writers' temp files.
+    fn sweep_due(&self) -> bool {
+        self.target
+            .parent()
+            .is_some_and(|directory| self.sweeps.due(directory))
     }
 
-    /// The metadata of an existing regular, writable target; `None` when it does not exist.
-    fn writable_metadata(&self) -> Result<Option<fs::Metadata>, Error> {
-        match self.kind()? {
-            None => Ok(None),
-            Some(EntryKind::Directory) => Err(Error::IsDirectory {
+    fn io(&self, op: &'static str, err: io::Error) -> Error {
+        Error::io(op, &self.target, err)
+    }
+
+    /// The target's parent directory, opened exactly (created with its missing ancestors when
+    /// `create`), and the target's name in it.
+    fn parent(&self, create: bool) -> Result<(Directory, &OsStr), Error> {
+        let (Some(parent), Some(name)) = (self.target.parent(), self.target.file_name()) else {
+            return Err(Error::IsDirectory {
+                path: self.target.clone(),
+            });
+        };
+        let opened = if create {
+            Directory::create_all(parent).map(|(directory, _)| directory)
+        } else {
+            Directory::open(parent)
+        };
+        let directory = opened.map_err(|err| Error::io("open directory", parent, err))?;
+        Ok((directory, name))
+    }
+
+    /// An existing regular, writable target's status; `None` when there is none.
+    fn writable(&self, stat: Option<Stat>) -> Result<Option<Stat>, Error> {
+        let Some(stat) = stat else {
+            return Ok(None);
+        };
+        match stat.kind {
+            StatKind::Directory => Err(Error::IsDirectory {
                 path: self.target.clone(),
             }),
-            Some(EntryKind::Other) => Err(Error::NotAFile {
+            // The real path named a file when it was resolved; a link there now was swapped in.
+            StatKind::Symlink => Err(self.io("open", beneath::raced())),
+            StatKind::Other => Err(Error::NotAFile {
                 path: self.target.clone(),
             }),
-            Some(EntryKind::File) => {
-                let meta = fs::metadata(&self.target)
-                    .map_err(|err| Error::io("stat", &self.target, err))?;
-                if meta.permissions().mode() & 0o222 == 0 {
-                    return Err(Error::ReadOnly {
-                        path: self.target.clone(),
-                    });
-                }
-                Ok(Some(meta))
-            }
+            StatKind::File if stat.mode & 0o222 == 0 => Err(Error::ReadOnly {
+                path: self.target.clone(),
+            }),
+            StatKind::File => Ok(Some(stat)),
         }
-    }
-}
-
-/// Temp file in the target's directory -> write -> keep the mode -> fsync -> rename -> fsync dir.
-fn write_atomic(target: &Path, bytes: &[u8], keep: Option<Permissions>) -> Result<(), Error> {
-    let directory = target.parent().unwrap_or(Path::new("/"));
-    fs::create_dir_all(directory).map_err(|err| Error::io("create directory", directory, err))?;
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".tackle-").suffix(".tmp");
-    if keep.is_none() {
-        // The mode given to open(2) is reduced by the umask, as for any newly created file.
-        builder.permissions(Permissions::from_mode(0o666));
-    }
-    let mut temp = builder
-        .tempfile_in(directory)
-        .map_err(|err| Error::io("create a temporary file in", directory, err))?;
-    temp.write_all(bytes)
-        .map_err(|err| Error::io("write", temp.path().to_path_buf(), err))?;
-    if let Some(permissions) = keep {
-        temp.as_file()
-            .set_permissions(permissions)
-            .map_err(|err| Error::io("set permissions of", target, err))?;
-    }
-    temp.as_file()
-        .sync_all()
-        .map_err(|err| Error::io("sync", target, err))?;
-    temp.persist(target)
-        .map_err(|err| Error::io("rename onto", target, err.error))?;
-    sync_directory(target);
-    Ok(())
-}
-
-/// Makes the rename durable; best effort (some filesystems refuse to sync a directory).
-fn sync_directory(target: &Path) {
-    if let Some(directory) = target.parent()
-        && let Ok(handle) = File::open(directory)
-    {
-        let _ = handle.sync_all();
     }
 }
 
 /// An advisory lock on the nearest existing ancestor directory, so that another process using
 /// this crate waits its turn. Best effort: where it cannot be taken, in-process locking remains.
 fn lock_directory(target: &Path) -> Option<File> {
-    let directory = target.ancestors().skip(1).find(|dir| dir.is_dir())?;
-    let handle = File::open(directory).ok()?;
-    handle.lock().ok()?;
-    Some(handle)
+    target
+        .ancestors()
+        .skip(1)
+        .find_map(|dir| Directory::open(dir).ok())?
+        .lock()
 }
 
 #[cfg(test)]

@@ -8,6 +8,10 @@ mod apply_patch_permission;
 #[cfg(feature = "bash")]
 mod bash;
 #[cfg(feature = "bash")]
+mod bash_bypass;
+#[cfg(feature = "bash")]
+mod bash_escape;
+#[cfg(feature = "bash")]
 mod bash_hang;
 #[cfg(feature = "bash")]
 mod bash_permission;

@@ -295,6 +295,139 @@ async fn a_timeout_is_a_successful_result_with_the_partial_output() {
     );
 }
 
+/// Credentials by name and by value shape, and URLs with a password, each with a value long
+/// enough to be reported for redaction.
+const SECRETS: &[(&str, &str)] = &[
+    (
+        "DATABASE_URL",
+        "postgres://app:db-password-1@db.internal:5432/app",
+    ),
+    (
+        "SENTRY_DSN",
+        "https://0123456789abcdef@o1.ingest.sentry.io/42",
+    ),
+    (
+        "SLACK_WEBHOOK_URL",
+        "https://hooks.slack.com/services/T000/B000/XXXXXXXX",
+    ),
+    (
+        "HTTPS_PROXY",
+        "http://proxy-user:proxy-password@proxy.internal:3128",
+    ),
+    (
+        "all_proxy",
+        "socks5-user:socks-password@socks.internal:1080",
+    ),
+    ("COOKIE", "session=0123456789abcdef"),
+    ("JWT", "not-even-jwt-shaped"),
+    ("BW_SESSION", "bitwarden-session-key=="),
+    ("SSH_AUTH_SOCK", "/tmp/ssh-XXXX/agent.1234"),
+    ("NEUTRAL_OPENAI", "sk-proj-abcdefghijklmnopqrstuvwxyz0123"),
+    ("NEUTRAL_GITHUB", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+    (
+        "NEUTRAL_GITHUB_PAT",
+        "github_pat_11ABCDEFG0abcdefghijklmnop_qrstuvwxyz",
+    ),
+    ("NEUTRAL_AWS", "AKIAIOSFODNN7EXAMPLE"),
+    ("NEUTRAL_SLACK_BOT", "xoxb-1234567890-abcdefghij"),
+    ("NEUTRAL_SLACK_USER", "xoxp-1234567890-abcdefghij"),
+    (
+        "NEUTRAL_JWT",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJl",
+    ),
+];
+
+/// What commands keep: ordinary variables, and URLs without a password.
+const ORDINARY: &[(&str, &str)] = &[
+    ("HOME", "/nonexistent-home"),
+    ("LANG", "C.UTF-8"),
+    ("CARGO_HOME", "/nonexistent-home/.cargo"),
+    ("CARGO_TARGET_DIR", "/nonexistent-target"),
+    ("URL", "https://example.com/path?q=1"),
+    ("REPO_URL", "https://git@example.com/repo.git"),
+    ("NO_PROXY", "localhost,127.0.0.1"),
+];
+
+fn secrets_options() -> BashOptions {
+    let mut options = BashOptions::default();
+    let mut env = vec![("PATH".into(), std::env::var_os("PATH").unwrap())];
+    env.extend(
+        SECRETS
+            .iter()
+            .chain(ORDINARY)
+            .map(|(k, v)| ((*k).into(), (*v).into())),
+    );
+    options.env = Some(env);
+    options
+}
+
+#[tokio::test]
+async fn credentials_are_withheld_by_name_and_by_value_shape() {
+    let bash = Setup {
+        options: secrets_options(),
+        ..Setup::default()
+    }
+    .build();
+    let out = settle(&bash.tool, json!({"command": "env | sort"}))
+        .await
+        .unwrap();
+    let output = out.structured["output"].as_str().unwrap().to_owned();
+    for (name, value) in ORDINARY {
+        let line = format!("{name}={value}");
+        assert!(output.lines().any(|l| l == line), "{line} in {output}");
+    }
+    // The URLs keep everything but their password.
+    for line in [
+        "DATABASE_URL=postgres://app@db.internal:5432/app",
+        "HTTPS_PROXY=http://proxy-user@proxy.internal:3128",
+        "all_proxy=socks5-user@socks.internal:1080",
+    ] {
+        assert!(output.lines().any(|l| l == line), "{line} in {output}");
+    }
+    for (name, value) in SECRETS {
+        assert!(!output.contains(value), "{name}'s value in {output}");
+    }
+    for name in [
+        "SENTRY_DSN",
+        "SLACK_WEBHOOK_URL",
+        "COOKIE",
+        "JWT",
+        "BW_SESSION",
+    ] {
+        assert!(!output.contains(&format!("{name}=")), "{name} in {output}");
+    }
+    for password in ["db-password-1", "proxy-password", "socks-password"] {
+        assert!(!output.contains(password), "{password} in {output}");
+    }
+}
+
+#[test]
+fn scrubbed_values_are_what_commands_do_not_see() {
+    let values = tackle_builtins::bash::scrubbed_values(&secrets_options());
+    for (name, value) in SECRETS {
+        assert!(values.iter().any(|v| v == value), "{name}: {values:?}");
+    }
+    for password in ["db-password-1", "proxy-password", "socks-password"] {
+        assert!(
+            values.iter().any(|v| v == password),
+            "{password}: {values:?}"
+        );
+    }
+    for (name, value) in ORDINARY {
+        assert!(!values.iter().any(|v| v == value), "{name}: {values:?}");
+    }
+    // Longest first, so replacing them in order never leaves part of a longer one.
+    assert!(
+        values.windows(2).all(|w| w[0].len() >= w[1].len()),
+        "{values:?}"
+    );
+    // An allowed variable is given to commands, so it is not reported.
+    let mut allowed = secrets_options();
+    allowed.env_allow = strings(&["NEUTRAL_*"]);
+    let values = tackle_builtins::bash::scrubbed_values(&allowed);
+    assert!(!values.iter().any(|v| v.starts_with("ghp_")), "{values:?}");
+}
+
 #[tokio::test]
 async fn the_environment_is_non_interactive_and_scrubbed() {
     let path = std::env::var_os("PATH").unwrap();

@@ -123,7 +123,11 @@ async fn git_log_does_not_start_a_pager() {
 #[tokio::test]
 async fn a_background_job_does_not_hold_the_call_and_is_terminated() {
     let started = Instant::now();
-    let out = returns_and_leaves_nothing("sleep 1000 & echo started", LONG_TIMEOUT_MS).await;
+    // The shell waits until the job runs `sleep` (until then it is a copy of the shell, named
+    // like it), so the report names what the test expects.
+    let command = "sleep 1000 & until [ \"$(cat /proc/$!/comm)\" = sleep ]; do sleep 0.01; done; \
+                   echo started";
+    let out = returns_and_leaves_nothing(command, LONG_TIMEOUT_MS).await;
     assert!(started.elapsed() < AT_ONCE);
     assert_eq!(out["exitCode"], 0);
     assert_eq!(out["terminated"][0]["command"], "sleep 1000");
@@ -289,19 +293,27 @@ async fn a_process_that_leaves_the_group_cannot_hold_the_call() {
     )
     .await
     .unwrap();
-    // Far less than the escaped `sleep 30`, which holds the output pipes open.
+    // Far less than the escaped `sleep 30`, which held the output pipes open.
     assert!(started.elapsed() < AT_ONCE);
     let output = out.structured["output"].as_str().unwrap().to_owned();
-    assert_eq!(out.structured["outputIncomplete"], true, "{output}");
-    assert!(output.contains("[output reading stopped"), "{output}");
-    // It left our group, so it is the test's to clean up.
     let pid: i32 = output
         .lines()
         .find_map(|l| l.strip_prefix("escaped="))
         .unwrap()
         .parse()
         .unwrap();
-    let _ = std::process::Command::new("kill")
-        .arg(pid.to_string())
-        .status();
+    // It left the group, yet it is the call's: terminated (and reaped), so the pipes closed
+    // and the output is complete.
+    let alive = std::path::Path::new(&format!("/proc/{pid}")).exists();
+    if alive {
+        let _ = std::process::Command::new("kill")
+            .arg(pid.to_string())
+            .status();
+    }
+    assert!(!alive, "{pid} survived the call");
+    // Named `setsid sleep 30` if it is seen between setsid and exec.
+    let command = out.structured["terminated"][0]["command"].as_str().unwrap();
+    assert!(command.ends_with("sleep 30"), "{command}");
+    assert!(out.structured.get("outputIncomplete").is_none(), "{output}");
+    assert!(!output.contains("[output reading stopped"), "{output}");
 }

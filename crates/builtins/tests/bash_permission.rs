@@ -41,7 +41,8 @@ const SUITE: &[(&str, &[&str], &[&str], Decision)] = &[
     ("git status | rm x", &["git status", "rm x"], &[], Deny),
     ("git status & rm x", &["git status", "rm x"], &[], Deny),
     ("git status\nrm x", &["git status", "rm x"], &[], Deny),
-    ("git status # && rm x", &["git status"], &[], Allow),
+    // A denied name anywhere outside a resolved command asks (defence in depth).
+    ("git status # && rm x", &["git status"], &[], Ask),
     // Subshells, blocks, control flow, functions.
     ("(rm x)", &["rm x"], &[], Deny),
     ("{ rm x; }", &["rm x"], &[], Deny),

@@ -438,6 +438,50 @@ async fn a_stalled_body_times_out() {
     }
 }
 
+/// A page whose conversion outlasts the call's timeout ends the call with the timeout error:
+/// the timeout covers the conversion, not only the download.
+#[tokio::test]
+async fn a_page_slow_to_convert_times_out() {
+    // A million nested <div>s (5 MB): each start tag scans the open elements, seconds of
+    // parsing even with deep tags dropped. Most of the second goes to the download, so the
+    // conversion cannot finish in what is left (and should the download itself run late, the
+    // error is the same).
+    let page = "<div>".repeat(1_000_000).into_bytes();
+    let server = TestServer::start(move |_, _| {
+        let mut steps = respond("200 OK", &[("Content-Type", "text/html")], page.clone());
+        let Some(Step::Write(bytes)) = steps.pop() else {
+            unreachable!("respond writes one step")
+        };
+        let (first, last) = bytes.split_at(bytes.len() - 1000);
+        vec![
+            Step::Write(first.to_vec()),
+            Step::Pause(Duration::from_millis(850)),
+            Step::Write(last.to_vec()),
+        ]
+    })
+    .await;
+    let (tool, _) = tool_allowing(&["127.0.0.1"]);
+    for format in ["markdown", "text"] {
+        let started = Instant::now();
+        let message = failure(
+            fetch(
+                &tool,
+                json!({"url": server.url("/"), "format": format, "timeout": 1}),
+            )
+            .await,
+        );
+        let elapsed = started.elapsed();
+        assert_eq!(
+            message,
+            format!(
+                "Unable to fetch {}: timed out after 1 seconds",
+                server.url("/")
+            )
+        );
+        assert!(elapsed < Duration::from_secs(5), "{format}: {elapsed:?}");
+    }
+}
+
 #[tokio::test]
 async fn charsets_are_decoded() {
     let server = TestServer::start(|request, _| match request.target.as_str() {

@@ -48,6 +48,9 @@ pub(crate) fn ask(
         request.action,
         request.resources.join(", ")
     );
+    for line in protected_notes(request) {
+        let _ = writeln!(output, "  {line}");
+    }
     let _ = write!(
         output,
         "allow? [y]es once / [a]lways / [n]o / or type feedback: "
@@ -58,6 +61,23 @@ pub(crate) fn ask(
         Ok(0) | Err(_) => Reply::Reject { message: None },
         Ok(_) => parse_reply(line.trim()),
     }
+}
+
+/// One line per protected resource of `request`: why it is asked whatever the rules say.
+fn protected_notes(request: &tackle_permission::Request) -> Vec<String> {
+    let Some(serde_json::Value::Array(entries)) = request.metadata.get("protected") else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .map(|entry| {
+            format!(
+                "protected: {} ({}): rules and saved approvals cannot allow writing it",
+                entry["resource"].as_str().unwrap_or_default(),
+                entry["reason"].as_str().unwrap_or_default()
+            )
+        })
+        .collect()
 }
 
 pub(crate) fn parse_reply(answer: &str) -> Reply {
@@ -82,13 +102,24 @@ impl Asker for Headless {
         pending: PendingRequest,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Reply> + Send>> {
         let request = &pending.request;
-        let _ = writeln!(
-            io::stderr(),
+        let notes = protected_notes(request);
+        // A protected write is asked whatever the rules say, so a rule would not help.
+        let remedy = if notes.is_empty() {
+            "pass --yes to allow it once, or allow it in your configuration"
+        } else {
+            "pass --yes to allow it once"
+        };
+        let mut text = format!(
             "tackle: {} {} needs permission and there is no terminal to ask, so it is declined; \
-             pass --yes to allow it once, or allow it in tackle.json",
+             {remedy}",
             request.action,
             request.resources.join(", ")
         );
+        for note in notes {
+            text.push_str("\n  ");
+            text.push_str(&note);
+        }
+        let _ = writeln!(io::stderr(), "{text}");
         Box::pin(async { Reply::Reject { message: None } })
     }
 }

@@ -1,6 +1,6 @@
 //! `tackle call`: settle one tool call and print its result.
 
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use serde_json::Value;
@@ -30,18 +30,22 @@ pub(crate) async fn run(
 }
 
 fn parse_input(input: Option<&str>) -> Result<Value, CliError> {
-    let text = match input {
-        None => return Ok(Value::Object(Default::default())),
+    match input {
+        None => Ok(Value::Object(Default::default())),
         Some("-") => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(CliError::Stdin)?;
-            text
+            // Parsed as it streams in, so a large input (a 200 MB write) is never also held
+            // whole as text.
+            let stdin = std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock());
+            serde_json::from_reader(stdin).map_err(|err| {
+                if err.is_io() {
+                    CliError::Stdin(err.into())
+                } else {
+                    CliError::InputJson(err)
+                }
+            })
         }
-        Some(text) => text.to_owned(),
-    };
-    serde_json::from_str(&text).map_err(CliError::InputJson)
+        Some(text) => serde_json::from_str(text).map_err(CliError::InputJson),
+    }
 }
 
 fn print(settlement: &Settlement, json: bool) -> Result<(), CliError> {

@@ -38,6 +38,13 @@ pub(crate) enum CliError {
     NoDataDir,
     #[error("{0}")]
     Builtins(tackle_builtins::Error),
+    #[error("trust records {}: {message}", path.display())]
+    Trust { path: PathBuf, message: String },
+    #[error(
+        "{}: no project configuration to trust (looked for tackle.json and opencode.json)",
+        .0.display()
+    )]
+    NothingToTrust(PathBuf),
     #[error("cannot register the builtin tools: {0}")]
     Registration(tackle_tool_core::RegistrationError),
 }

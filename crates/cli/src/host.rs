@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tackle_builtins::{FileMutation, Location, LocationServices};
 use tackle_output_store::{OutputStore, StoreConfig};
-use tackle_permission::{AnswerAll, Asker, Permission, Reply};
+use tackle_permission::{AnswerAll, Asker, Permission, Protected, Reply};
 use tackle_registry::{ApplicationTools, Materialization, Registration, ToolRegistry};
 
 use crate::error::CliError;
@@ -103,8 +103,9 @@ pub(crate) fn data_dir(explicit: Option<&Path>) -> Result<PathBuf, CliError> {
         .ok_or(CliError::NoDataDir)
 }
 
-/// The permission service for `location`: the default rules, then the configured ones, with
-/// approvals saved per project under the data directory. `--yes` answers every ask "once";
+/// The permission service for `location`: the default rules, then the configured ones (only
+/// tightening, unless the project's file is trusted), with approvals saved per project under
+/// the data directory. `--yes` answers every ask "once";
 /// otherwise an ask goes to the terminal, and without a terminal it is declined.
 pub(crate) fn permission(
     location: &Path,
@@ -112,7 +113,7 @@ pub(crate) fn permission(
     config: Option<&Path>,
     yes: bool,
 ) -> Result<Permission, CliError> {
-    let rules = crate::config::load(location, config)?.rules;
+    let rules = crate::config::load(location, config, data_dir)?.rules;
     let saved = crate::config::saved_approvals(data_dir, location)?;
     let asker: Arc<dyn Asker> = if yes {
         Arc::new(AnswerAll(Reply::Once))
@@ -122,5 +123,8 @@ pub(crate) fn permission(
             None => Arc::new(crate::asker::Headless),
         }
     };
-    Ok(Permission::new(rules, saved, asker))
+    // The data directory holds the saved approvals and the trust records: a tool writing there
+    // could grant as much as a rule, so it is protected like the configuration.
+    let protected = Protected::from_env(|key| std::env::var_os(key)).and_dir(data_dir);
+    Ok(Permission::new(rules, saved, asker).with_protected(protected))
 }

@@ -2,7 +2,8 @@
 //!
 //! The binary is a host like any other: it builds the tools for one Location (the current
 //! directory, or `--dir`), then lists their definitions (`tackle tools`) or settles one call
-//! (`tackle call`). It owns no tool behaviour of its own.
+//! (`tackle call`). It owns no tool behaviour of its own. `tackle trust` records that the user
+//! trusts a project's configuration; until then it can only tighten the user's rules.
 //!
 //! Exit codes: 0 for a success result, 1 for an error result, 2 for a usage error, a halt or a
 //! call that could not be settled at all.
@@ -15,6 +16,8 @@ mod host;
 mod permission_cmd;
 mod question;
 mod tools;
+mod trust;
+mod trust_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,8 +32,8 @@ use crate::host::HostOptions;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Where managed outputs and saved approvals live (default: the platform data directory,
-    /// e.g. ~/.local/share/tackle).
+    /// Where managed outputs, saved approvals and trusted projects live (default: the platform
+    /// data directory, e.g. ~/.local/share/tackle).
     #[arg(long, global = true, value_name = "DIR")]
     data_dir: Option<PathBuf>,
 }
@@ -73,6 +76,23 @@ enum Command {
         #[command(subcommand)]
         command: permission_cmd::PermissionCommand,
     },
+    /// Trust a project's configuration (tackle.json, opencode.json) as it is now. Until then its
+    /// rules can only tighten yours: its allow rules are ignored. A change to the file makes it
+    /// untrusted again.
+    Trust {
+        /// The project directory; defaults to the current directory.
+        #[arg(value_name = "DIR", conflicts_with = "list")]
+        dir: Option<PathBuf>,
+        /// List the trusted files and whether each is unchanged.
+        #[arg(long)]
+        list: bool,
+    },
+    /// Forget the trust of a project's configuration.
+    Untrust {
+        /// The project directory; defaults to the current directory.
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -84,6 +104,11 @@ enum ToolsFormat {
 }
 
 fn main() -> ExitCode {
+    // Before anything runs: commands run as this user and must not read this process's
+    // environment (its credentials) through /proc/<pid>.
+    if let Err(err) = tackle_builtins::bash::make_host_non_dumpable() {
+        eprintln!("tackle: warning: cannot protect this process from its commands: {err}");
+    }
     let cli = Cli::parse();
     // One call, or one listing, per process: worker threads would cost more to start than
     // they could save. Blocking work still runs on tokio's blocking pool.
@@ -129,6 +154,11 @@ fn main() -> ExitCode {
             Command::Permission { command } => {
                 permission_cmd::run(command, cli.data_dir.as_deref())
             }
+            Command::Trust { list: true, .. } => trust_cmd::list(cli.data_dir.as_deref()),
+            Command::Trust { dir, list: false } => {
+                trust_cmd::trust(dir.as_deref(), cli.data_dir.as_deref())
+            }
+            Command::Untrust { dir } => trust_cmd::untrust(dir.as_deref(), cli.data_dir.as_deref()),
         }
     });
     match outcome {

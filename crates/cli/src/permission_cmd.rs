@@ -7,11 +7,12 @@ use std::sync::Arc;
 
 use clap::Subcommand;
 use serde_json::json;
-use tackle_permission::{AnswerAll, Permission, Reply};
+use tackle_permission::{AnswerAll, Permission, Protected, Reply};
 
 use crate::config;
 use crate::error::CliError;
 use crate::host;
+use crate::trust::Trust;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum PermissionCommand {
@@ -46,21 +47,39 @@ pub(crate) fn run(
             json,
         } => {
             let location = host::location(dir.as_deref())?;
-            let loaded = config::load(&location, config.as_deref())?;
+            let data_dir = host::data_dir(data_dir)?;
+            let loaded = config::load(&location, config.as_deref(), &data_dir)?;
             // Explaining asks nobody.
             let permission = Permission::new(
                 loaded.rules,
-                config::saved_approvals(&host::data_dir(data_dir)?, &location)?,
+                config::saved_approvals(&data_dir, &location)?,
                 Arc::new(AnswerAll(Reply::Reject { message: None })),
-            );
+            )
+            .with_protected(Protected::from_env(|key| std::env::var_os(key)).and_dir(&data_dir));
             let explanation = permission.explain(&action, &resource);
             let source = loaded.source.as_ref().map(|p| p.display().to_string());
+            let trust = loaded.trust.map(|trust| match trust {
+                Trust::Trusted => "trusted",
+                Trust::Untrusted => "untrusted",
+                Trust::Changed => "changed",
+            });
             let text = if json {
-                let value = json!({"configuration": source, "explanation": explanation});
+                let value = json!({
+                    "configuration": source,
+                    "trust": trust,
+                    "explanation": explanation,
+                });
                 serde_json::to_string_pretty(&value).map_err(|err| CliError::Output(err.into()))?
             } else {
+                let note = match loaded.trust {
+                    None | Some(Trust::Trusted) => "",
+                    Some(Trust::Untrusted) => " (untrusted: its rules can only tighten yours)",
+                    Some(Trust::Changed) => {
+                        " (changed since trusted: its rules can only tighten yours)"
+                    }
+                };
                 format!(
-                    "{explanation}\nconfiguration: {}",
+                    "{explanation}\nconfiguration: {}{note}",
                     source.as_deref().unwrap_or("none (default rules only)")
                 )
             };

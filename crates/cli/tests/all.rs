@@ -3,8 +3,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on broken setup
 
 mod call;
+mod crash;
 mod permission;
 mod tools;
+mod trust;
 
 use std::path::Path;
 
@@ -41,6 +43,15 @@ impl Workspace {
 
     pub(crate) fn write(&self, name: &str, text: &str) {
         std::fs::write(self.dir.path().join(name), text).unwrap();
+    }
+
+    /// `tackle trust <location>` with this workspace's data directory.
+    pub(crate) fn trust(&self) {
+        tackle_in(self.data.path())
+            .arg("trust")
+            .arg(self.dir.path())
+            .assert()
+            .code(0);
     }
 }
 

@@ -126,6 +126,7 @@ fn a_configured_deny_still_denies_with_yes() {
         "opencode.json",
         r#"{"model": "x", "permission": {"edit": {"*": "allow", "secret*": "deny"}}}"#,
     );
+    ws.trust();
     ws.tackle(&[
         "call",
         "write",
@@ -152,4 +153,83 @@ fn a_bad_configuration_is_a_clear_error() {
         .assert()
         .code(2)
         .stderr(contains("tackle.json"));
+}
+
+#[test]
+fn a_protected_write_asks_even_where_the_rules_allow() {
+    let ws = Workspace::new();
+    // The user's own configuration (named on the command line) allows every edit.
+    let config = ws.data.path().join("mine.json");
+    std::fs::write(&config, r#"{"permission": {"edit": "allow"}}"#).unwrap();
+    let config = config.to_str().unwrap();
+    ws.tackle(&["call", "write", r#"{"path":"notes.md","content":"x"}"#])
+        .args(["--config", config])
+        .assert()
+        .code(0);
+    // Without a terminal nobody can answer the ask: declined, nothing written.
+    let out = ws
+        .tackle(&[
+            "call",
+            "write",
+            r#"{"path":"tackle.json","content":"{\"permission\":\"allow\"}"}"#,
+        ])
+        .args(["--config", config])
+        .assert()
+        .code(2);
+    assert!(!ws.dir.path().join("tackle.json").exists());
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    insta::assert_snapshot!(stderr, @r"
+    tackle: edit tackle.json needs permission and there is no terminal to ask, so it is declined; pass --yes to allow it once
+      protected: tackle.json (a configuration file): rules and saved approvals cannot allow writing it
+    tackle: halted: the user declined the tool call
+    ");
+    // --yes answers asks, protected ones included: it is the user's consent for this run.
+    ws.tackle(&[
+        "call",
+        "write",
+        r#"{"path":".git/info/exclude","content":"x\n"}"#,
+        "--yes",
+    ])
+    .args(["--config", config])
+    .assert()
+    .code(0);
+    assert!(ws.dir.path().join(".git/info/exclude").exists());
+}
+
+#[test]
+fn commands_cannot_read_the_environment_of_tackle() {
+    let ws = Workspace::new();
+    // Commands run as tackle's user; what protects tackle's environment is that it is not
+    // dumpable. Root's CAP_SYS_PTRACE would read it anyway, so as root tackle runs without
+    // capabilities (setpriv empties the bounding set: still uid 0, no capability), as an
+    // ordinary user does. The second reading, of the command's own (dumpable) shell, shows
+    // the reader itself works.
+    let command = "echo parent=$(cat /proc/$PPID/environ 2>/dev/null | tr '\\0' '\\n' \
+                   | grep -c '^TACKLE_TEST_CANARY='); \
+                   echo self=$(cat /proc/$$/environ 2>/dev/null | tr '\\0' '\\n' \
+                   | grep -c '^TACKLE_TEST_CANARY=')";
+    let input = serde_json::json!({ "command": command }).to_string();
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
+    let mut run = if root {
+        let mut run = assert_cmd::Command::new("setpriv");
+        run.args(["--bounding-set=-all", "--inh-caps=-all", "--"])
+            .arg(assert_cmd::cargo::cargo_bin("tackle"));
+        run
+    } else {
+        assert_cmd::Command::cargo_bin("tackle").unwrap()
+    };
+    let out = run
+        .arg("--data-dir")
+        .arg(ws.data.path())
+        .args(["call", "bash", "--yes", &input, "--dir"])
+        .arg(ws.dir.path())
+        .env("TACKLE_TEST_CANARY", "canary-value")
+        .assert()
+        .code(0);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("parent=0\n"), "{text}");
+    assert!(text.contains("self=1\n"), "{text}");
 }

@@ -41,6 +41,7 @@ fn explain_names_the_file_and_key_of_a_configured_rule() {
         "tackle.json",
         "{\n  // JSONC is fine\n  \"permission\": {\"bash\": {\"*\": \"ask\", \"git status*\": \"allow\",}},\n}\n",
     );
+    ws.trust();
     insta::assert_snapshot!(explain(&ws, "bash", "git status --short", &[]), @r#"
     bash "git status --short": allow
       decided by {action: "bash", resource: "git status*", effect: "allow"}
@@ -69,6 +70,7 @@ fn explain_as_json() {
         value,
         serde_json::json!({
             "configuration": null,
+            "trust": null,
             "explanation": {
                 "action": "webfetch",
                 "resource": "https://x.org",
@@ -92,6 +94,7 @@ fn tackle_json_wins_over_opencode_json_and_config_wins_over_both() {
     // opencode.json alone: its other keys are ignored.
     assert!(explain(&ws, "bash", "ls", &[]).starts_with("bash \"ls\": deny"));
     ws.write("tackle.json", r#"{"permission": {"bash": "allow"}}"#);
+    ws.trust();
     let text = explain(&ws, "bash", "ls", &[]);
     assert!(text.starts_with("bash \"ls\": allow"), "{text}");
     assert!(

@@ -95,6 +95,12 @@ impl OutputStore {
         Ok(!(text_within && structured::fits(&output.structured, config.max_structured_bytes())?))
     }
 
+    /// True when `text` is within both text limits, so bounding it saves nothing.
+    pub fn text_fits(&self, text: &str) -> bool {
+        let config = self.config();
+        text.len() <= config.max_bytes && !more_lines_than(text.as_bytes(), config.max_lines)
+    }
+
     /// The bound of an output that is over a limit.
     fn bound_spilling(
         &self,
@@ -192,9 +198,7 @@ impl OutputStore {
         config.validate()?;
         let (text, invalid) = match String::from_utf8(bytes) {
             Ok(text) => {
-                let within = text.len() <= config.max_bytes
-                    && !more_lines_than(text.as_bytes(), config.max_lines);
-                if within {
+                if self.text_fits(&text) {
                     return Ok(BoundedText {
                         text,
                         truncated: false,

@@ -1,17 +1,24 @@
 //! Managed spill files: the directory, exclusive creation, capped writing, opening for reads.
 //!
 //! Invariants:
-//! - the managed directory is created mode 0700 and is never a symbolic link; files are created
-//!   with `create_new` (exclusive), mode 0600, and never opened through a symbolic link;
+//! - the managed directory is created mode 0700 and is never a symbolic link; it is opened once
+//!   per operation (`O_NOFOLLOW | O_DIRECTORY`) and its files are created and opened relative
+//!   to that descriptor, so swapping the directory for a link after the check cannot redirect
+//!   a spill or a read; files are created exclusively (`O_EXCL`), mode 0600, and never opened
+//!   through a symbolic link;
 //! - a file of at most `spill_cap` bytes holds exactly the output (layout `f`); a larger output
 //!   keeps its head and tail (cut on line boundaries when one is near, otherwise on code-point
 //!   boundaries) behind one fixed-length header line that records what was dropped (layout
 //!   `c`), so the whole file stays within the cap;
 //! - a failed write removes the partial file and returns [`StoreError::Write`].
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::fd::OwnedFd;
 use std::path::Path;
+
+use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::io::Errno;
 
 use crate::StoreError;
 use crate::reference::{Layout, OutputRef};
@@ -182,8 +189,15 @@ pub(crate) fn write(
     } else {
         Layout::Full
     };
-    let (reference, mut file) = create(dir, session_id, call_id, layout)?;
-    let path = dir.join(reference.file_name());
+    let directory = open_dir(dir).map_err(|err| match err {
+        StoreError::Directory { path, source } => StoreError::Write {
+            call_id: call_id.to_owned(),
+            path,
+            source,
+        },
+        other => other,
+    })?;
+    let (reference, mut file) = create(&directory, dir, session_id, call_id, layout)?;
     let result = match layout {
         Layout::Full => write_full(&mut file, body),
         Layout::Capped => write_capped(&mut file, body, spill_cap),
@@ -197,44 +211,59 @@ pub(crate) fn write(
         Err(source) => {
             drop(file);
             // The partial file is useless and must not count against the quota.
-            let _ = fs::remove_file(&path);
+            let _ = rustix::fs::unlinkat(&directory, reference.file_name(), AtFlags::empty());
             Err(StoreError::Write {
                 call_id: call_id.to_owned(),
-                path,
+                path: dir.join(reference.file_name()),
                 source,
             })
         }
     }
 }
 
+/// Opens the managed directory itself, refusing a symbolic link (`NotFound` when missing).
+fn open_dir(dir: &Path) -> Result<OwnedFd, StoreError> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    rustix::fs::open(dir, flags, Mode::empty()).map_err(|err| match err {
+        Errno::LOOP => StoreError::SymlinkedDirectory {
+            path: dir.to_owned(),
+        },
+        Errno::NOTDIR => match fs::symlink_metadata(dir) {
+            Ok(meta) if meta.file_type().is_symlink() => StoreError::SymlinkedDirectory {
+                path: dir.to_owned(),
+            },
+            _ => StoreError::NotADirectory {
+                path: dir.to_owned(),
+            },
+        },
+        other => StoreError::Directory {
+            path: dir.to_owned(),
+            source: other.into(),
+        },
+    })
+}
+
 fn create(
+    directory: &OwnedFd,
     dir: &Path,
     session_id: &str,
     call_id: &str,
     layout: Layout,
 ) -> Result<(OutputRef, File), StoreError> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
-    }
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     // 100 random bits make a collision practically impossible; retry a few times anyway.
     let mut attempts = 0;
     loop {
         let reference = OutputRef::generate(session_id, layout)?;
-        let path = dir.join(reference.file_name());
-        match options.open(&path) {
-            Ok(file) => return Ok((reference, file)),
-            Err(err) if err.kind() == io::ErrorKind::AlreadyExists && attempts < 3 => {
-                attempts += 1;
-            }
-            Err(source) => {
+        let name = reference.file_name();
+        match rustix::fs::openat(directory, name.as_str(), flags, Mode::from_raw_mode(0o600)) {
+            Ok(fd) => return Ok((reference, File::from(fd))),
+            Err(Errno::EXIST) if attempts < 3 => attempts += 1,
+            Err(err) => {
                 return Err(StoreError::Write {
                     call_id: call_id.to_owned(),
-                    path,
-                    source,
+                    path: dir.join(name),
+                    source: err.into(),
                 });
             }
         }
@@ -377,22 +406,28 @@ pub(crate) fn open(dir: &Path, reference: &OutputRef) -> Result<File, StoreError
     if !dir_exists(dir)? {
         return Err(not_found());
     }
-    let mut options = OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // NONBLOCK: a planted FIFO must not hang the reader; it has no effect on regular files.
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
+    let directory = match open_dir(dir) {
+        Ok(directory) => directory,
+        Err(StoreError::Directory { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+            return Err(not_found());
+        }
+        Err(err) => return Err(err),
+    };
     let read_error = |source| StoreError::Read {
         reference: reference.to_string(),
         source,
     };
-    let file = match options.open(dir.join(reference.file_name())) {
-        Ok(file) => file,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Err(not_found()),
-        Err(source) => return Err(read_error(source)),
+    // NONBLOCK: a planted FIFO must not hang the reader; it has no effect on regular files.
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let file = match rustix::fs::openat(
+        &directory,
+        reference.file_name().as_str(),
+        flags,
+        Mode::empty(),
+    ) {
+        Ok(fd) => File::from(fd),
+        Err(Errno::NOENT) => return Err(not_found()),
+        Err(err) => return Err(read_error(err.into())),
     };
     let meta = file.metadata().map_err(read_error)?;
     if !meta.is_file() {

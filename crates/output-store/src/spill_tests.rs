@@ -1,6 +1,7 @@
 //! Tests of spill files: layouts, cut points, privacy, failures.
 
 use super::*;
+use std::fs::OpenOptions;
 use std::io::Cursor;
 
 fn capped(body: &[u8], cap: u64) -> (CapHeader, Vec<u8>) {
@@ -149,6 +150,26 @@ fn symlinks_are_refused() {
     std::os::unix::fs::symlink(&target, real.join(reference.file_name())).unwrap();
     let err = open(&real, &reference).unwrap_err();
     assert!(matches!(err, StoreError::Read { .. }), "{err}");
+}
+
+/// The directory is checked once (`ensure_dir`) and then written to; swapped for a link to
+/// elsewhere in between, the spill must fail rather than land in the link's target.
+#[cfg(unix)]
+#[test]
+fn a_directory_swapped_for_a_link_after_the_check_is_not_written_through() {
+    let root = tempfile::tempdir().unwrap();
+    let managed = root.path().join("tool-output");
+    ensure_dir(&managed).unwrap();
+    let elsewhere = root.path().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    fs::remove_dir(&managed).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &managed).unwrap();
+    let err = write(&managed, "s", "call-1", b"output\n", 4096).unwrap_err();
+    assert!(
+        matches!(err, StoreError::SymlinkedDirectory { .. }),
+        "{err}"
+    );
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value, json};
 use tackle_tool_core::{Defect, Halt, ToolError, ToolFailure};
 
-use crate::rule::Rule;
+use crate::rule::{Effect, Rule};
 use crate::wildcard::matches;
 
 /// Everything a permission check, reply, configuration or saved-approvals file can fail with.
@@ -86,13 +86,15 @@ fn quoted_list(items: &[String]) -> String {
         .join(", ")
 }
 
-/// The rule that decided a denial of `resources`: the last relevant rule matching the first.
+/// The rule that decided a denial of `resources`: the last relevant deny matching the first
+/// (in a plain ruleset the last match of a denied resource is a deny; with tightening rules it
+/// may be followed by one that does not decide).
 fn deciding_rule<'a>(resources: &[String], rules: &'a [Rule]) -> Option<&'a Rule> {
     let resource = resources.first()?;
     rules
         .iter()
         .rev()
-        .find(|rule| matches(resource, &rule.resource))
+        .find(|rule| rule.effect == Effect::Deny && matches(resource, &rule.resource))
 }
 
 fn blocked_message(action: &str, resources: &[String], rules: &[Rule]) -> String {

@@ -1,7 +1,9 @@
 //! Permission rules for tackle: wildcard matching, evaluation, asking, saved approvals.
 //!
 //! A [`Rule`] pairs an action pattern and a resource pattern with an [`Effect`]; a
-//! [`Ruleset`] is ordered and the **last** matching rule wins, no match meaning ask. The
+//! [`Ruleset`] is ordered and the **last** matching rule wins, no match meaning ask; rules
+//! added with [`Ruleset::restrict`] (an untrusted project's) can only make a decision stricter.
+//! The
 //! [`Permission`] service asserts a [`Request`]: a configured deny of any resource blocks it
 //! (saved approvals never override a configured deny); all resources allowed by the
 //! configured rules plus the [`SavedApprovals`] pass; anything else waits for an [`Asker`] or a
@@ -12,6 +14,8 @@
 //! - Matching ([`matches()`], [`Pattern`]) never backtracks: its cost is linear in the input for
 //!   a given pattern, whatever the pattern.
 //! - A configured deny always wins; an "always" saves only allows.
+//! - An `edit` of a [protected](Protected) resource (configuration files, `.git/`, the user's
+//!   configuration) is always asked: no allow rule or saved approval pre-approves it.
 //! - Every pending request ends exactly once: answered, covered by an "always", declined by a
 //!   reject in its session or by [`Permission::close`], or withdrawn when its `assert` future
 //!   is dropped.
@@ -23,6 +27,7 @@ mod error;
 mod explain;
 mod index;
 mod jsonc;
+mod protect;
 mod request;
 mod rule;
 mod saved;
@@ -32,6 +37,7 @@ mod wildcard;
 pub use config::{UnknownKeys, parse_config, parse_permission};
 pub use error::PermissionError;
 pub use explain::{Decider, Explanation};
+pub use protect::{Protected, Protection};
 pub use request::{AnswerAll, Asker, PendingRequest, Reply, ReplyLater, Request, Source};
 pub use rule::{Effect, Rule, RuleOrigin, Ruleset};
 pub use saved::SavedApprovals;

@@ -112,7 +112,22 @@ impl fmt::Display for RuleOrigin {
     }
 }
 
+impl Effect {
+    /// Deny is stricter than ask, ask than allow.
+    fn strictness(self) -> u8 {
+        match self {
+            Self::Allow => 0,
+            Self::Ask => 1,
+            Self::Deny => 2,
+        }
+    }
+}
+
 /// An ordered list of rules; the last matching rule wins.
+///
+/// A ruleset may also hold *tightening* rules ([`restrict`](Self::restrict)), such as an
+/// untrusted project's: they form a second decision (their last match, allow meaning no
+/// opinion), and where it is stricter than the ordinary rules' decision it wins.
 ///
 /// Patterns are compiled once, when the ruleset is built.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -120,6 +135,8 @@ pub struct Ruleset {
     rules: Vec<Rule>,
     compiled: Vec<Compiled>,
     index: ActionIndex,
+    /// Whether any rule is tightening (so the common case stops at the first match).
+    tightening: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -127,6 +144,15 @@ struct Compiled {
     action: Pattern,
     resource: Pattern,
     origin: RuleOrigin,
+    /// Only makes decisions stricter (see [`Ruleset::restrict`]).
+    tightening: bool,
+}
+
+/// The last matching ordinary rule and the last matching tightening rule.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Matched {
+    pub(crate) ordinary: Option<usize>,
+    pub(crate) tightening: Option<usize>,
 }
 
 impl Ruleset {
@@ -190,12 +216,14 @@ impl Ruleset {
             action: Pattern::new(&rule.action),
             resource: Pattern::new(&rule.resource),
             origin,
+            tightening: false,
         };
         self.push_compiled(rule, compiled);
     }
 
     fn push_compiled(&mut self, rule: Rule, compiled: Compiled) {
         let index = self.rules.len();
+        self.tightening |= compiled.tightening;
         self.compiled.push(compiled);
         let compiled = &self.compiled;
         self.index
@@ -209,6 +237,24 @@ impl Ruleset {
         for (rule, compiled) in later.rules.into_iter().zip(later.compiled) {
             self.push_compiled(rule, compiled);
         }
+    }
+
+    /// Adds the rules of `restrictions` as tightening rules: they can make a decision
+    /// stricter, never looser. For an action and resource, their decision is their last
+    /// matching rule's effect; where it is deny, or ask while the ordinary rules (and, in
+    /// [`Permission`](crate::Permission), saved approvals) allow, it decides. Where it is allow,
+    /// or none of them matches, the ordinary decision stands: an allow among them allows
+    /// nothing. This is how an untrusted project's configuration applies.
+    pub fn restrict(&mut self, restrictions: Ruleset) {
+        for (rule, mut compiled) in restrictions.rules.into_iter().zip(restrictions.compiled) {
+            compiled.tightening = true;
+            self.push_compiled(rule, compiled);
+        }
+    }
+
+    /// True when the rule at `index` is a tightening rule ([`restrict`](Self::restrict)).
+    pub fn is_tightening(&self, index: usize) -> bool {
+        self.compiled.get(index).is_some_and(|c| c.tightening)
     }
 
     /// The rules, in order.
@@ -238,20 +284,76 @@ impl Ruleset {
             .map_or(Effect::Ask, |index| self.rules[index].effect)
     }
 
-    /// The index of the last rule matching `action` and `resource`, if any.
+    /// The index of the rule that decides `action` on `resource`, if any: the last matching
+    /// rule, or a stricter tightening one ([`restrict`](Self::restrict)).
     pub fn deciding(&self, action: &str, resource: &str) -> Option<usize> {
+        let matched = self.matched(action, resource);
+        match matched.tightening {
+            // Stricter wins; with no ordinary match, a tightening ask is the rule that asks.
+            Some(t)
+                if self.rules[t].effect.strictness() > self.ordinary_effect(matched)
+                    || (matched.ordinary.is_none() && self.rules[t].effect != Effect::Allow) =>
+            {
+                Some(t)
+            }
+            _ => matched.ordinary,
+        }
+    }
+
+    /// The strictness of the ordinary rules' decision (no match: ask).
+    fn ordinary_effect(&self, matched: Matched) -> u8 {
+        matched
+            .ordinary
+            .map_or(Effect::Ask, |i| self.rules[i].effect)
+            .strictness()
+    }
+
+    /// The last matching ordinary and tightening rules for `action` on `resource`.
+    pub(crate) fn matched(&self, action: &str, resource: &str) -> Matched {
         let action = normalise_input(action);
         let resource = normalise_input(resource);
         let resource_matches = |i: &usize| self.compiled[*i].resource.matches_normalised(&resource);
+        let mut matched = Matched::default();
+        let tightening = self.tightening;
+        // Visits matching rules from the last; true when the search can stop.
+        let mut visit = |i: usize| {
+            let slot = if tightening && self.compiled[i].tightening {
+                &mut matched.tightening
+            } else {
+                &mut matched.ordinary
+            };
+            slot.get_or_insert(i);
+            matched.ordinary.is_some() && (!tightening || matched.tightening.is_some())
+        };
         match self.index.candidates(&action) {
-            Candidates::Matching(list) => list.iter().rev().copied().find(resource_matches),
-            Candidates::Unchecked(list) => list
-                .iter()
-                .rev()
-                .copied()
-                .filter(|i| self.compiled[*i].action.matches_normalised(&action))
-                .find(resource_matches),
+            Candidates::Matching(list) => {
+                for &i in list.iter().rev() {
+                    if resource_matches(&i) && visit(i) {
+                        break;
+                    }
+                }
+            }
+            Candidates::Unchecked(list) => {
+                for &i in list.iter().rev() {
+                    if self.compiled[i].action.matches_normalised(&action)
+                        && resource_matches(&i)
+                        && visit(i)
+                    {
+                        break;
+                    }
+                }
+            }
         }
+        matched
+    }
+
+    /// The effect of the tightening rules alone for `action` on `resource`: `None` when none
+    /// matches or the last match allows (no opinion).
+    pub(crate) fn tightening_effect(&self, matched: Matched) -> Option<Effect> {
+        matched
+            .tightening
+            .map(|i| self.rules[i].effect)
+            .filter(|effect| *effect != Effect::Allow)
     }
 
     /// The indices of the rules whose action pattern matches `action`, ascending.
@@ -268,20 +370,29 @@ impl Ruleset {
     }
 
     /// The rules whose action pattern matches `action`, in order: the rules relevant to a
-    /// decision about it.
+    /// decision about it (tightening allows, which decide nothing, left out).
     pub fn relevant(&self, action: &str) -> Vec<Rule> {
         self.matching_action(action)
             .into_iter()
+            .filter(|&i| !(self.compiled[i].tightening && self.rules[i].effect == Effect::Allow))
             .map(|i| self.rules[i].clone())
             .collect()
     }
 
     /// True when every use of `action` is denied: the last rule whose action pattern matches
-    /// `action` (whatever its resource) has the resource `*` and the effect deny (RG7).
+    /// `action` (whatever its resource) has the resource `*` and the effect deny (RG7), among
+    /// the ordinary rules or among the tightening ones.
     pub fn wholly_disabled(&self, action: &str) -> bool {
-        self.matching_action(action).last().is_some_and(|&index| {
-            let rule = &self.rules[index];
-            rule.resource == "*" && rule.effect == Effect::Deny
+        let matching = self.matching_action(action);
+        [false, true].into_iter().any(|tightening| {
+            matching
+                .iter()
+                .rev()
+                .find(|&&i| self.compiled[i].tightening == tightening)
+                .is_some_and(|&index| {
+                    let rule = &self.rules[index];
+                    rule.resource == "*" && rule.effect == Effect::Deny
+                })
         })
     }
 }

@@ -8,6 +8,7 @@ use tokio::sync::oneshot;
 
 use crate::error::PermissionError;
 use crate::explain::Explanation;
+use crate::protect::Protected;
 use crate::request::{Asker, PendingRequest, Reply, Request};
 use crate::rule::{Effect, Ruleset};
 use crate::saved::SavedApprovals;
@@ -26,6 +27,7 @@ struct Inner {
     rules: Ruleset,
     saved: SavedApprovals,
     asker: Arc<dyn Asker>,
+    protected: Protected,
     state: Mutex<State>,
 }
 
@@ -55,13 +57,38 @@ impl fmt::Debug for Permission {
 
 impl Permission {
     /// A service deciding with the configured `rules`, the `saved` approvals, and asking
-    /// through `asker`.
+    /// through `asker`. Writes to the protected resources of the process environment
+    /// ([`Protected::from_env`]) always ask.
     pub fn new(rules: Ruleset, saved: SavedApprovals, asker: Arc<dyn Asker>) -> Self {
+        let protected = Protected::from_env(|key| std::env::var_os(key));
+        Self::with_parts(rules, saved, asker, protected)
+    }
+
+    /// The same rules, saved approvals and asker, with `protected` deciding which writes always
+    /// ask. Meant for building: requests pending on `self` stay with `self`.
+    #[must_use]
+    pub fn with_protected(&self, protected: Protected) -> Self {
+        let inner = &self.inner;
+        Self::with_parts(
+            inner.rules.clone(),
+            inner.saved.clone(),
+            Arc::clone(&inner.asker),
+            protected,
+        )
+    }
+
+    fn with_parts(
+        rules: Ruleset,
+        saved: SavedApprovals,
+        asker: Arc<dyn Asker>,
+        protected: Protected,
+    ) -> Self {
         Self {
             inner: Arc::new(Inner {
                 rules,
                 saved,
                 asker,
+                protected,
                 state: Mutex::new(State::default()),
             }),
         }
@@ -72,12 +99,15 @@ impl Permission {
     /// A configured deny of any resource fails with [`PermissionError::Blocked`] (saved
     /// approvals cannot override it). When every resource is allowed by the configured rules
     /// plus the saved approvals, it succeeds at once, unless the request is
-    /// [`always_ask`](Request::always_ask). Otherwise the request becomes pending,
+    /// [`always_ask`](Request::always_ask) or writes a [protected](Protected) resource (such a
+    /// request is always asked; its `protected` metadata says why). Otherwise the request
+    /// becomes pending,
     /// the asker is asked, and this waits for the first answer: the asker's, a
     /// [`reply`](Self::reply), an "always" that covers it, a reject in its session, or
     /// [`close`](Self::close). Dropping the future withdraws the request.
     pub async fn assert(&self, request: Request) -> Result<(), PermissionError> {
         request.validate()?;
+        let request = self.inner.protect(request);
         if let Some(blocked) = self.inner.blocked(&request) {
             return Err(blocked);
         }
@@ -247,7 +277,15 @@ impl Permission {
     /// The effect [`assert`](Self::assert) would start from for `action` on `resource`, and
     /// the rule that decides it, with its origin.
     pub fn explain(&self, action: &str, resource: &str) -> Explanation {
-        Explanation::of(&self.inner.rules, &self.inner.saved, action, resource)
+        let mut explanation =
+            Explanation::of(&self.inner.rules, &self.inner.saved, action, resource);
+        explanation.protect(self.inner.protected.check(action, resource));
+        explanation
+    }
+
+    /// Which writes always ask.
+    pub fn protected(&self) -> &Protected {
+        &self.inner.protected
     }
 }
 
@@ -260,6 +298,26 @@ impl tackle_tool_core::Visibility for Permission {
 impl Inner {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// `request`, always asked when it writes a protected resource, with a `protected`
+    /// metadata entry (`[{resource, reason}]`) for the asker to show.
+    fn protect(&self, mut request: Request) -> Request {
+        let reasons: Vec<serde_json::Value> = request
+            .resources
+            .iter()
+            .filter_map(|resource| {
+                let reason = self.protected.check(&request.action, resource)?;
+                Some(serde_json::json!({"resource": resource, "reason": reason.to_string()}))
+            })
+            .collect();
+        if !reasons.is_empty() {
+            request.always_ask = true;
+            request
+                .metadata
+                .insert("protected".to_owned(), serde_json::Value::Array(reasons));
+        }
+        request
     }
 
     /// `Blocked` when a configured rule denies any resource (P11: before saved approvals).
@@ -278,11 +336,15 @@ impl Inner {
     }
 
     /// True when every resource is allowed by the configured rules followed by the saved
-    /// approvals (which only allow, so a saved match decides). Assumes no configured deny.
+    /// approvals (which only allow, so a saved match decides), and no tightening rule asks for
+    /// it ([`Ruleset::restrict`]: the stricter decision wins). Assumes no configured deny.
     fn allowed(&self, request: &Request) -> bool {
         request.resources.iter().all(|resource| {
-            self.saved.allows(&request.action, resource)
-                || self.rules.evaluate(&request.action, resource) == Effect::Allow
+            let action = &request.action;
+            let matched = self.rules.matched(action, resource);
+            self.rules.tightening_effect(matched).is_none()
+                && (self.saved.allows(action, resource)
+                    || self.rules.evaluate(action, resource) == Effect::Allow)
         })
     }
 }

@@ -197,19 +197,25 @@ impl Materialization {
     /// - A name the snapshot does not offer: the error result `Unknown tool: <name>`.
     /// - A name whose effective registration is no longer the advertised one (shadowed,
     ///   removed or revealed since the snapshot): `Stale tool call: <name>`.
-    /// - A [`ToolFailure`](tackle_tool_core::ToolFailure): an error result with its message,
-    ///   not bounded. A halt or a defect: an `Err`.
+    /// - A [`ToolFailure`](tackle_tool_core::ToolFailure): an error result with its message.
+    ///   A halt or a defect: an `Err`.
     /// - A success: bounded by the output store; the settlement carries the references.
+    ///
+    /// Error results are bounded exactly like a success's text: a message over a limit (a huge
+    /// path or pattern echoed back, a failure listing thousands of files) becomes its preview,
+    /// and the full message a managed output.
     ///
     /// Once the tool starts, it finishes even if its registration goes away meanwhile.
     pub async fn settle(&self, call: &Call, ctx: &Context) -> Result<Settlement, SettleError> {
+        let store = &self.registry.store;
         let Some(entry) = self.entries.get(&call.name) else {
-            return Ok(Settlement::error(format!("Unknown tool: {}", call.name)));
+            let message = format!("Unknown tool: {}", call.name);
+            return settle_error(store, ctx, call, message).await;
         };
         if self.registry.current(self.session.as_deref(), &call.name) != Some(entry.id) {
-            return Ok(Settlement::error(format!("Stale tool call: {}", call.name)));
+            let message = format!("Stale tool call: {}", call.name);
+            return settle_error(store, ctx, call, message).await;
         }
-        let store = &self.registry.store;
         // The tool sees the call's own id and the store's budget, whatever the host put in the
         // context: a leaf that shapes its own output sizes it for what this settle keeps.
         let budget = store.config().budget();
@@ -226,7 +232,9 @@ impl Materialization {
         };
         let output = match entry.tool.run_unbounded(call, ctx).await {
             Ok(output) => output,
-            Err(ToolError::Failure(failure)) => return Ok(Settlement::error(failure.message)),
+            Err(ToolError::Failure(failure)) => {
+                return settle_error(store, ctx, call, failure.message).await;
+            }
             Err(ToolError::Halt(halt)) => return Err(halt.into()),
             Err(ToolError::Defect(defect)) => return Err(defect.into()),
         };
@@ -253,6 +261,32 @@ impl Materialization {
     }
 }
 
+/// The error result for `message`, bounded like a success's text.
+async fn settle_error(
+    store: &OutputStore,
+    ctx: &Context,
+    call: &Call,
+    message: String,
+) -> Result<Settlement, SettleError> {
+    if store.text_fits(&message) {
+        return Ok(Settlement::error(message));
+    }
+    let bounded = Box::pin(on_blocking_pool(
+        store,
+        ctx,
+        call,
+        move |store, session, id| store.bound_bytes(session, id, message.into_bytes()),
+    ))
+    .await?;
+    Ok(Settlement {
+        outcome: Outcome::Error(bounded.text),
+        references: bounded.reference.into_iter().collect(),
+        truncated: bounded.truncated,
+        omitted_lines: bounded.omitted_lines,
+        omitted_bytes: bounded.omitted_bytes,
+    })
+}
+
 /// Bounds `output`, which needs a managed output, on the blocking pool.
 async fn spill(
     store: &OutputStore,
@@ -260,8 +294,24 @@ async fn spill(
     call: &Call,
     output: ToolOutput,
 ) -> Result<Bounded, SettleError> {
+    on_blocking_pool(store, ctx, call, move |store, session, id| {
+        store.bound(session, id, output)
+    })
+    .await
+}
+
+/// Runs one bounding step (file work: it writes a managed output and may sweep the directory)
+/// on the blocking pool.
+async fn on_blocking_pool<T: Send + 'static>(
+    store: &OutputStore,
+    ctx: &Context,
+    call: &Call,
+    work: impl FnOnce(&OutputStore, &str, &str) -> Result<T, tackle_output_store::StoreError>
+    + Send
+    + 'static,
+) -> Result<T, SettleError> {
     let (store, session, id) = (store.clone(), ctx.session_id.clone(), call.id.clone());
-    match tokio::task::spawn_blocking(move || store.bound(&session, &id, output)).await {
+    match tokio::task::spawn_blocking(move || work(&store, &session, &id)).await {
         Ok(bounded) => Ok(bounded?),
         Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
         Err(join) => Err(SettleError::Defect(Defect::new(format!(

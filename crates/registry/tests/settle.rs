@@ -196,7 +196,7 @@ async fn a_store_failure_propagates_from_settle() {
     let call = Call::new("c", "big", json!({}));
     let result = registry.materialize(&ShowAll).settle(&call, &ctx()).await;
     assert!(matches!(result, Err(SettleError::Store(_))), "{result:?}");
-    // A failure result is never bounded, so it cannot hit the store.
+    // A failure result within the limits needs no managed output, so it cannot hit the store.
     let _f = registry
         .tools()
         .register(vec![(
@@ -214,6 +214,64 @@ async fn a_store_failure_propagates_from_settle() {
             .into_result(),
         error("no")
     );
+}
+
+/// A failure whose message is far over the limits: thousands of lines, one of them 1 MB.
+fn huge_failure() -> ToolError {
+    let mut message = String::from("apply_patch failed:\n");
+    for n in 0..20_000 {
+        message.push_str(&format!("file-{n}.txt: no such file\n"));
+    }
+    message.push_str(&"p".repeat(1 << 20));
+    ToolFailure::new(message).into()
+}
+
+#[tokio::test]
+async fn error_results_are_bounded_like_successes() {
+    let fx = Fixture::new();
+    let _g = fx
+        .registry
+        .tools()
+        .register(vec![("huge".to_owned(), failing(huge_failure))])
+        .unwrap();
+    let snapshot = fx.registry.materialize(&ShowAll);
+    let huge_name = format!("missing-{}", "n".repeat(200_000));
+    for name in ["huge", huge_name.as_str()] {
+        let call = Call::new("c", name, json!({}));
+        let settlement = snapshot.settle(&call, &ctx()).await.unwrap();
+        assert!(settlement.is_error());
+        assert!(settlement.truncated());
+        assert!(settlement.omitted_bytes() > 0);
+        let ResultValue::Error(preview) = settlement.result() else {
+            panic!("{:?}", settlement.result())
+        };
+        assert!(
+            preview.len() <= tackle_output_store::MAX_BYTES,
+            "{}",
+            preview.len()
+        );
+        assert!(preview.lines().count() <= tackle_output_store::MAX_LINES);
+        // The preview names the managed output that keeps every byte of the message.
+        let [reference] = settlement.references() else {
+            panic!("{:?}", settlement.references())
+        };
+        assert!(preview.contains(&reference.to_string()), "{preview}");
+        let store = OutputStore::new(StoreConfig::in_data_dir(fx.data.path()));
+        let mut full = String::new();
+        std::io::Read::read_to_string(&mut store.open(reference).unwrap(), &mut full).unwrap();
+        let expected = if name == "huge" {
+            let ToolError::Failure(failure) = huge_failure() else {
+                unreachable!()
+            };
+            failure.message
+        } else {
+            format!("Unknown tool: {name}")
+        };
+        assert!(
+            full == expected,
+            "the managed output differs from the message"
+        );
+    }
 }
 
 #[tokio::test]

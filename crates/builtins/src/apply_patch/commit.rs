@@ -8,7 +8,7 @@
 //! removed, rewritten files get their old bytes, removed files come back with their mode). The
 //! whole commit runs in its own task: dropping the caller's future does not stop it halfway.
 
-use std::fs::{self, Permissions};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,8 +16,9 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::plan::FileChange;
+use crate::beneath::Directory;
 use crate::error::Error;
-use crate::mutation::FileMutation;
+use crate::mutation::{FileMutation, Held};
 
 /// Files written at the same time; each step holds a blocking thread while it syncs.
 const PARALLEL_STEPS: usize = 16;
@@ -79,17 +80,22 @@ enum Undo {
     Removed {
         path: PathBuf,
         before: Vec<u8>,
-        permissions: Permissions,
+        mode: u32,
     },
 }
 
-/// Commits `changes`, or leaves the tree as it was.
+/// Commits `changes`, or leaves the tree as it was. `held` are the locks of every file the
+/// patch names, taken before they were read: no other writer of this process gets in between.
 pub(crate) async fn commit(
     mutation: &FileMutation,
+    held: &Arc<Held>,
     changes: Vec<FileChange>,
 ) -> Result<(), CommitFailure> {
-    let mutation = mutation.clone();
-    let task = tokio::spawn(async move { run(&mutation, changes).await });
+    let files = Files {
+        mutation: mutation.clone(),
+        held: Arc::clone(held),
+    };
+    let task = tokio::spawn(async move { run(&files, changes).await });
     match task.await {
         Ok(result) => result,
         Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
@@ -102,7 +108,7 @@ pub(crate) async fn commit(
     }
 }
 
-async fn run(mutation: &FileMutation, changes: Vec<FileChange>) -> Result<(), CommitFailure> {
+async fn run(mutation: &Files, changes: Vec<FileChange>) -> Result<(), CommitFailure> {
     let (removals, writes): (Vec<FileChange>, Vec<FileChange>) = changes
         .into_iter()
         .filter(FileChange::writes)
@@ -134,7 +140,7 @@ async fn run(mutation: &FileMutation, changes: Vec<FileChange>) -> Result<(), Co
 /// Runs the steps of one phase side by side (each file's write waits on its own sync, so this
 /// is where a many-file patch spends its time) and returns their results in patch order.
 async fn concurrently(
-    mutation: &FileMutation,
+    mutation: &Files,
     phase: Vec<FileChange>,
 ) -> Vec<(String, Result<Undo, Error>)> {
     let limit = Arc::new(Semaphore::new(PARALLEL_STEPS));
@@ -162,7 +168,7 @@ async fn concurrently(
 }
 
 /// One file's commit, checked against the bytes the patch was prepared from.
-async fn step(mutation: &FileMutation, change: FileChange) -> Result<Undo, Error> {
+async fn step(mutation: &Files, change: FileChange) -> Result<Undo, Error> {
     let path = change.target.path.clone();
     match (change.before, change.after) {
         (None, Some(after)) => {
@@ -195,14 +201,12 @@ async fn step(mutation: &FileMutation, change: FileChange) -> Result<Undo, Error
             mutation
                 .transact(&path, move |tx| {
                     unchanged(tx.read()?.as_deref(), &before, tx.target())?;
-                    let permissions = fs::metadata(tx.target())
-                        .map_err(|err| Error::io("stat", tx.target(), err))?
-                        .permissions();
+                    let mode = tx.mode()?.unwrap_or(0o644);
                     tx.remove()?;
                     Ok::<_, Error>(Undo::Removed {
                         path: tx.target().to_path_buf(),
                         before,
-                        permissions,
+                        mode,
                     })
                 })
                 .await
@@ -225,6 +229,31 @@ fn unchanged(current: Option<&[u8]>, expected: &[u8], path: &Path) -> Result<(),
     }
 }
 
+/// The file mutation service with the patch's held locks.
+#[derive(Debug, Clone)]
+struct Files {
+    mutation: FileMutation,
+    held: Arc<Held>,
+}
+
+impl Files {
+    async fn transact<T, F>(&self, path: &Path, work: F) -> Result<T, Error>
+    where
+        F: FnOnce(&mut crate::mutation::Transaction) -> Result<T, Error> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.mutation.transact_held(&self.held, path, work).await
+    }
+}
+
+/// Removes the directory at the canonical `path` if it is empty, through its opened parent.
+fn remove_empty_dir(path: &Path) -> std::io::Result<()> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(std::io::ErrorKind::InvalidInput.into());
+    };
+    Directory::open(parent)?.remove_dir(name)
+}
+
 /// The ancestors of `path` that do not exist yet, deepest first.
 fn missing_directories(path: &Path) -> Vec<PathBuf> {
     path.ancestors()
@@ -235,7 +264,7 @@ fn missing_directories(path: &Path) -> Vec<PathBuf> {
 }
 
 /// Undoes `done` in reverse; returns the files that could not be restored.
-async fn rollback(mutation: &FileMutation, done: Vec<(String, Undo)>) -> Vec<(String, String)> {
+async fn rollback(mutation: &Files, done: Vec<(String, Undo)>) -> Vec<(String, String)> {
     let mut failed = Vec::new();
     for (resource, undo) in done.into_iter().rev() {
         if let Err(err) = undo_one(mutation, undo).await {
@@ -246,7 +275,7 @@ async fn rollback(mutation: &FileMutation, done: Vec<(String, Undo)>) -> Vec<(St
     failed
 }
 
-async fn undo_one(mutation: &FileMutation, undo: Undo) -> Result<(), Error> {
+async fn undo_one(mutation: &Files, undo: Undo) -> Result<(), Error> {
     match undo {
         Undo::Created {
             path,
@@ -263,7 +292,7 @@ async fn undo_one(mutation: &FileMutation, undo: Undo) -> Result<(), Error> {
             // Only directories this patch made and that are empty again; a non-empty one holds
             // something another writer put there meanwhile and stays.
             for directory in directories {
-                if fs::remove_dir(&directory).is_err() {
+                if remove_empty_dir(&directory).is_err() {
                     break;
                 }
             }
@@ -282,16 +311,10 @@ async fn undo_one(mutation: &FileMutation, undo: Undo) -> Result<(), Error> {
                 })
                 .await
         }
-        Undo::Removed {
-            path,
-            before,
-            permissions,
-        } => {
+        Undo::Removed { path, before, mode } => {
             mutation
                 .transact(&path, move |tx| {
-                    tx.create(&before)?;
-                    fs::set_permissions(tx.target(), permissions)
-                        .map_err(|err| Error::io("restore the mode of", tx.target(), err))?;
+                    tx.restore(&before, mode)?;
                     Ok::<_, Error>(())
                 })
                 .await

@@ -26,8 +26,7 @@ mod seek;
 mod text;
 
 use std::collections::{HashMap, HashSet};
-use std::fs;
-use std::io;
+use std::io::{self, Read as _};
 use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
@@ -36,6 +35,7 @@ use tackle_permission::{Permission, Request};
 use tackle_tool_core::{Content, Context, Execute, SharedAction, Tool, ToolError, ToolFailure};
 
 use crate::authorize::{authorize_external, prefixed_denial};
+use crate::beneath;
 use crate::blocking::blocking;
 use crate::error::Error;
 use crate::location::{ExternalDirectory, Kind, Location};
@@ -121,13 +121,19 @@ impl Execute for ApplyPatch {
         }
         let resolved = self.resolve(&patch)?;
         self.authorize(&resolved, &input.patch_text, ctx).await?;
+        // Every named file stays locked from its read to the commit, so an edit of one of them
+        // in this process waits its turn instead of making the commit find it changed.
+        let held = self
+            .mutation
+            .lock_all(targets(&resolved).into_iter().map(|t| t.path.clone()))
+            .await;
         let disk = self.read(&resolved).await?;
         let changes = plan::plan(&resolved, &disk)
             .map_err(|why| ToolError::failure(format!("{}\n{NOTHING_CHANGED}", why.trim_end())))?;
         // Above the call's structured budget the diff texts go and the per-file counts stay, so
         // settle never has to replace the report (and lose the statuses) itself.
         let output = report::output(&changes, ctx.budget.max_structured_bytes());
-        commit::commit(&self.mutation, changes)
+        commit::commit(&self.mutation, &held, changes)
             .await
             .map_err(|failure| ToolError::failure(failure.message()))?;
         Ok(output)
@@ -209,9 +215,9 @@ impl ApplyPatch {
 
     /// Reads every named path once, after approval (never before: see the module order),
     /// several files at a time: every read starts at once on the blocking pool and the results
-    /// are taken in hunk order, so the failure reported is the first the patch names. No lock
-    /// is needed: writers replace files by renaming, and the commit checks under each file's
-    /// lock that it still holds the bytes read here.
+    /// are taken in hunk order, so the failure reported is the first the patch names. The
+    /// caller holds every file's lock; the commit still checks that each holds the bytes read
+    /// here (against writers outside this process).
     async fn read(&self, resolved: &[Resolved<'_>]) -> Result<HashMap<PathBuf, Disk>, ToolError> {
         let mut seen = HashSet::new();
         let jobs: Vec<_> = targets(resolved)
@@ -240,14 +246,22 @@ impl ApplyPatch {
     }
 }
 
-/// What is at `path` (a canonical path: symlinks are already resolved).
+/// What is at `path` (a canonical path: symlinks are already resolved), opened exactly there.
 fn read_disk(path: &Path) -> io::Result<Disk> {
-    match fs::metadata(path) {
-        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(Disk::Missing),
-        Err(err) => Err(err),
-        Ok(meta) if meta.is_dir() => Ok(Disk::Directory),
-        Ok(meta) if meta.is_file() => fs::read(path).map(Disk::File),
-        Ok(_) => Ok(Disk::Other),
+    let mut file = match beneath::open_file(path) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Disk::Missing),
+        Err(err) => return Err(err),
+        Ok(file) => file,
+    };
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        Ok(Disk::Directory)
+    } else if meta.is_file() {
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.read_to_end(&mut bytes)?;
+        Ok(Disk::File(bytes))
+    } else {
+        Ok(Disk::Other)
     }
 }
 

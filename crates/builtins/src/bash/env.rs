@@ -1,10 +1,16 @@
-//! The environment a command runs with: the host's, minus credential-looking variables, plus a
-//! non-interactive overlay, so pagers, editors and prompts never wait for a human.
+//! The environment a command runs with: the host's, minus credentials (by name and by value
+//! shape, see [`secrets`](super::secrets)) and URL passwords, plus a non-interactive overlay,
+//! so pagers, editors and prompts never wait for a human.
 //!
-//! Invariants: the overlay always wins; a credential-looking variable reaches the command only
-//! when its name matches the configured allow-list.
+//! Invariants: the overlay always wins; a credential reaches the command only when its name
+//! matches the configured allow-list; every value withheld or cut is in
+//! [`CommandEnv::secrets`].
 
 use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+
+use super::secrets;
+use super::tree;
 
 /// Variables set for every command, so that no pager, editor or prompt waits for input.
 pub(crate) const OVERLAY: &[(&str, &str)] = &[
@@ -28,42 +34,6 @@ pub(crate) const OVERLAY: &[(&str, &str)] = &[
 
 /// Variables removed because they force colour or interaction back on.
 const REMOVED: &[&str] = &["FORCE_COLOR", "CLICOLOR_FORCE"];
-
-/// `_`-separated name parts that mark a credential (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`).
-const SECRET_PARTS: &[&str] = &[
-    "TOKEN",
-    "SECRET",
-    "PASSWORD",
-    "PASSWD",
-    "APIKEY",
-    "CREDENTIAL",
-    "CREDENTIALS",
-];
-
-/// Name endings that mark a credential even without a separator (`PGPASSWORD`, `OPENAI_KEY`).
-const SECRET_ENDINGS: &[&str] = &["TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "_KEY"];
-
-/// Whole names that carry credentials without saying so.
-const SECRET_NAMES: &[&str] = &["MYSQL_PWD"];
-
-/// True when `name` looks like it holds a credential.
-pub(crate) fn is_credential(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    if SECRET_NAMES.contains(&upper.as_str()) {
-        return true;
-    }
-    if SECRET_ENDINGS.iter().any(|end| upper.ends_with(end)) {
-        return true;
-    }
-    let parts: Vec<&str> = upper.split('_').collect();
-    parts.iter().any(|part| SECRET_PARTS.contains(part))
-        || parts.windows(2).any(|pair| {
-            matches!(
-                pair,
-                ["API", "KEY"] | ["PRIVATE", "KEY"] | ["ACCESS", "KEY"] | ["SESSION", "KEY"]
-            )
-        })
-}
 
 /// True when `name` matches one of the allow-list patterns (`*` matches any run).
 pub(crate) fn allowed(name: &str, allow: &[String]) -> bool {
@@ -94,11 +64,18 @@ fn glob(pattern: &[u8], text: &[u8]) -> bool {
     pattern[p..].iter().all(|&b| b == b'*')
 }
 
-/// The environment of a command, and the credential names that were withheld.
+/// Shorter values are not reported as secrets: redacting them would garble ordinary output.
+pub(crate) const MIN_SECRET_BYTES: usize = 8;
+
+/// The environment of a command, the names of the variables withheld or cut, and the secret
+/// values that were.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct CommandEnv {
     pub(crate) vars: Vec<(OsString, OsString)>,
     pub(crate) withheld: Vec<String>,
+    /// Every withheld value, and every URL password and URL that had one, of at least
+    /// [`MIN_SECRET_BYTES`]; longest first, without duplicates.
+    pub(crate) secrets: Vec<String>,
 }
 
 impl CommandEnv {
@@ -119,15 +96,43 @@ pub(crate) fn command_env(
     let mut env = CommandEnv::default();
     for (key, value) in base {
         let name = key.to_string_lossy();
-        if REMOVED.contains(&name.as_ref()) || OVERLAY.iter().any(|(k, _)| *k == name) {
+        if REMOVED.contains(&name.as_ref())
+            || OVERLAY.iter().any(|(k, _)| *k == name)
+            || name == tree::MARKER
+        {
             continue;
         }
-        if is_credential(&name) && !allowed(&name, allow) {
+        if allowed(&name, allow) {
+            env.vars.push((key, value));
+            continue;
+        }
+        if secrets::is_credential_name(&name) || secrets::is_credential_value(value.as_bytes()) {
             env.withheld.push(name.into_owned());
+            env.secrets.push(value.to_string_lossy().into_owned());
+            continue;
+        }
+        // Proxy variables may omit the scheme (`user:pw@proxy:3128`), as curl reads them.
+        let bare = name.to_ascii_uppercase().ends_with("PROXY");
+        let cut = value
+            .to_str()
+            .and_then(|text| secrets::without_passwords(text, bare));
+        if let Some((kept, passwords)) = cut {
+            env.withheld.push(name.into_owned());
+            env.secrets.push(value.to_string_lossy().into_owned());
+            for password in passwords {
+                env.secrets.extend(secrets::percent_decoded(&password));
+                env.secrets.push(password);
+            }
+            env.vars.push((key, OsString::from(kept)));
             continue;
         }
         env.vars.push((key, value));
     }
+    env.secrets
+        .retain(|secret| secret.len() >= MIN_SECRET_BYTES);
+    env.secrets
+        .sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    env.secrets.dedup();
     env.vars.extend(
         OVERLAY
             .iter()
@@ -149,41 +154,6 @@ mod tests {
     }
 
     #[test]
-    fn credentials_are_recognised() {
-        for name in [
-            "OPENAI_API_KEY",
-            "ANTHROPIC_API_KEY",
-            "GITHUB_TOKEN",
-            "GH_TOKEN",
-            "NPM_TOKEN",
-            "CARGO_REGISTRY_TOKEN",
-            "AWS_SECRET_ACCESS_KEY",
-            "AWS_ACCESS_KEY_ID",
-            "AWS_SESSION_TOKEN",
-            "PGPASSWORD",
-            "DB_PASSWORD",
-            "CLIENT_SECRET",
-            "STRIPE_KEY",
-            "GOOGLE_APPLICATION_CREDENTIALS",
-            "MYSQL_PWD",
-            "my_api_key",
-        ] {
-            assert!(is_credential(name), "{name}");
-        }
-        for name in [
-            "PATH",
-            "HOME",
-            "TOKENIZERS_PARALLELISM",
-            "SSH_AUTH_SOCK",
-            "KEYBOARD",
-            "LANG",
-            "GIT_AUTHOR_NAME",
-        ] {
-            assert!(!is_credential(name), "{name}");
-        }
-    }
-
-    #[test]
     fn credentials_are_withheld_unless_allowed() {
         let base = vars(&[
             ("PATH", "/bin"),
@@ -197,6 +167,55 @@ mod tests {
         assert_eq!(env.get("AWS_SECRET_ACCESS_KEY"), Some(OsStr::new("s")));
         assert_eq!(env.get("OPENAI_API_KEY"), None);
         assert_eq!(env.withheld, vec!["OPENAI_API_KEY".to_owned()]);
+    }
+
+    #[test]
+    fn url_passwords_are_cut_and_every_secret_is_reported() {
+        let base = vars(&[
+            ("DATABASE_URL", "postgres://app:p%40ssw0rd!@db:5432/app"),
+            ("http_proxy", "proxy-user:proxy-pass-1@proxy:3128"),
+            ("URL", "https://example.com/a"),
+            ("NEUTRAL", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+            ("SENTRY_DSN", "https://abc@o1.ingest.sentry.io/1"),
+            ("SHORT_TOKEN", "tiny"),
+            ("TACKLE_BASH_CALL", "1-1"),
+        ]);
+        let env = command_env(base, &[]);
+        assert_eq!(
+            env.get("DATABASE_URL"),
+            Some(OsStr::new("postgres://app@db:5432/app"))
+        );
+        assert_eq!(
+            env.get("http_proxy"),
+            Some(OsStr::new("proxy-user@proxy:3128"))
+        );
+        assert_eq!(env.get("URL"), Some(OsStr::new("https://example.com/a")));
+        for gone in ["NEUTRAL", "SENTRY_DSN", "SHORT_TOKEN", "TACKLE_BASH_CALL"] {
+            assert_eq!(env.get(gone), None, "{gone}");
+        }
+        assert_eq!(
+            env.withheld,
+            [
+                "DATABASE_URL",
+                "NEUTRAL",
+                "SENTRY_DSN",
+                "SHORT_TOKEN",
+                "http_proxy"
+            ]
+        );
+        // Longest first; "tiny" is too short to redact.
+        assert_eq!(
+            env.secrets,
+            [
+                "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+                "postgres://app:p%40ssw0rd!@db:5432/app",
+                "proxy-user:proxy-pass-1@proxy:3128",
+                "https://abc@o1.ingest.sentry.io/1",
+                "proxy-pass-1",
+                "p%40ssw0rd!",
+                "p@ssw0rd!",
+            ]
+        );
     }
 
     #[test]

@@ -54,30 +54,68 @@ pub(crate) fn members(group: Pid) -> Vec<Member> {
         .filter_map(|entry| {
             let name = entry.ok()?.file_name();
             let pid: i32 = name.to_str()?.parse().ok()?;
-            let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let (state, pgrp) = state_and_group(&stat)?;
-            if pgrp != group.as_raw_nonzero().get() || matches!(state, 'Z' | 'X') {
+            let (line, stat) = read_stat(pid)?;
+            if stat.group != group.as_raw_nonzero().get() || stat.is_dead() {
                 return None;
             }
-            Some(Member {
-                pid,
-                command: command_line(pid, &stat),
-            })
+            Some(member(pid, &line))
         })
         .collect();
     found.sort_by_key(|member| member.pid);
     found
 }
 
-/// The state letter and process group of a `/proc/<pid>/stat` line.
-pub(crate) fn state_and_group(stat: &str) -> Option<(char, i32)> {
+/// The fields of a `/proc/<pid>/stat` line that supervision needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stat {
+    pub(crate) state: char,
+    pub(crate) parent: i32,
+    pub(crate) group: i32,
+    pub(crate) session: i32,
+    /// Clock ticks after boot: with the pid, it names one process (pids are reused).
+    pub(crate) start: u64,
+}
+
+impl Stat {
+    /// A zombie (or a process being reaped): dead, though its entry remains.
+    pub(crate) fn is_dead(&self) -> bool {
+        matches!(self.state, 'Z' | 'X')
+    }
+}
+
+/// Parses a `/proc/<pid>/stat` line.
+pub(crate) fn parse_stat(stat: &str) -> Option<Stat> {
     // The name is parenthesised and may itself contain spaces and parentheses.
     let rest = &stat[stat.rfind(')')? + 1..];
     let mut fields = rest.split_whitespace();
     let state = fields.next()?.chars().next()?;
-    let _parent = fields.next()?;
+    let parent = fields.next()?.parse().ok()?;
     let group = fields.next()?.parse().ok()?;
-    Some((state, group))
+    let session = fields.next()?.parse().ok()?;
+    // Field 22 of the line; 6 (session) was the fourth after the name.
+    let start = fields.nth(15)?.parse().ok()?;
+    Some(Stat {
+        state,
+        parent,
+        group,
+        session,
+        start,
+    })
+}
+
+/// The stat line of `pid`, if it still exists.
+pub(crate) fn read_stat(pid: i32) -> Option<(String, Stat)> {
+    let line = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let stat = parse_stat(&line)?;
+    Some((line, stat))
+}
+
+/// `pid` as a [`Member`], for reports; `line` is its stat line.
+pub(crate) fn member(pid: i32, line: &str) -> Member {
+    Member {
+        pid,
+        command: command_line(pid, line),
+    }
 }
 
 fn command_line(pid: i32, stat: &str) -> String {
@@ -153,10 +191,22 @@ mod tests {
 
     #[test]
     fn stat_lines_parse_with_odd_names() {
-        let line = "4242 (my (odd) name) S 1 4240 4240 0 -1 4194560 ...";
-        assert_eq!(state_and_group(line), Some(('S', 4240)));
-        assert_eq!(state_and_group("1 (init) Z 0 1 1"), Some(('Z', 1)));
-        assert_eq!(state_and_group("garbage"), None);
+        let line = "4242 (my (odd) name) S 1 4240 4239 0 -1 4194560 103 0 0 0 0 0 0 0 20 0 1 0 \
+                    2822351 3133440 389";
+        let stat = parse_stat(line).unwrap();
+        assert_eq!(
+            stat,
+            Stat {
+                state: 'S',
+                parent: 1,
+                group: 4240,
+                session: 4239,
+                start: 2_822_351
+            }
+        );
+        assert!(!stat.is_dead());
+        assert_eq!(parse_stat("1 (init) Z 0 1 1"), None);
+        assert_eq!(parse_stat("garbage"), None);
     }
 
     #[test]

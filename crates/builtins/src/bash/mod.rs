@@ -10,20 +10,31 @@
 //!
 //! Invariants:
 //! - Nothing runs before every assertion passed; a denial runs nothing.
-//! - The command's whole process group is gone when the call returns, is cancelled or its
-//!   future is dropped (TERM, then KILL after 3 s).
+//! - The command's whole process group, and every process that left it (`setsid`, double
+//!   forks, daemons), is gone when the call returns, is cancelled or its future is dropped
+//!   (TERM, then KILL after 3 s), and the call's orphans are reaped.
 //! - Capture is bounded per stream (1 MiB) and every dropped byte is counted; model output is
 //!   bounded by settle, not here (reference A16–A17).
+//!
+//! Process-wide effect (Linux): the first command run makes the host process a child subreaper
+//! (`PR_SET_CHILD_SUBREAPER`), so that the command's orphans are reparented to it rather than
+//! to init and can be found and terminated. The flag cannot be scoped to one call: orphans of
+//! the host's other children are then reparented to the host too. They are never signalled or
+//! waited for here (a process is touched only once it is known to be a command's), so a host
+//! that starts daemons of its own should reap them (or not mind their zombies).
 
 mod capture;
 mod env;
 mod group;
+mod launchers;
 mod normalize;
 mod output;
 mod parse;
 mod policy;
 mod process;
+mod secrets;
 mod supervise;
+mod tree;
 mod words;
 mod wrappers;
 
@@ -38,6 +49,7 @@ use tackle_permission::{Permission, Request};
 use tackle_tool_core::{Context, Execute, Halt, Rendered, Tool, ToolError, ToolFailure};
 
 pub use output::{BashOutput, TerminatedProcess};
+pub use process::make_host_non_dumpable;
 
 use crate::authorize::prefixed_denial;
 use crate::location::{Kind, Location};
@@ -99,8 +111,9 @@ impl TryFrom<u64> for TimeoutMs {
 pub struct BashOptions {
     /// The shell given `-c <command>` (the configured `shell`; default `/bin/sh`).
     pub shell: PathBuf,
-    /// Names, or `*` patterns, of credential-looking environment variables that commands may
-    /// still see (`GITHUB_TOKEN`, `AWS_*`).
+    /// Names, or `*` patterns, of environment variables that commands see unchanged even when
+    /// they look like credentials, by name or by value, or hold a URL with a password
+    /// (`GITHUB_TOKEN`, `AWS_*`).
     pub env_allow: Vec<String>,
     /// The environment commands start from; `None`: the host process's, read at each call.
     pub env: Option<Vec<(OsString, OsString)>>,
@@ -119,6 +132,26 @@ impl Default for BashOptions {
     }
 }
 
+/// The exact values that `bash` keeps from commands' environments under `options`, so a host
+/// can redact them from what tools return: every variable withheld as a credential (by name or
+/// by the shape of its value, unless `env_allow` lets it through), and for a URL whose password
+/// was removed, the whole original value and the password (also percent-decoded). Values
+/// shorter than 8 bytes are left out (redacting them would garble ordinary output); the rest
+/// come longest first, without duplicates, so replacing them in order never leaves part of a
+/// longer one. Read from `options.env`, or the host process's environment at the time of the
+/// call, as each command does.
+pub fn scrubbed_values(options: &BashOptions) -> Vec<String> {
+    env::command_env(base_env(options), &options.env_allow).secrets
+}
+
+/// The environment commands start from.
+fn base_env(options: &BashOptions) -> Vec<(OsString, OsString)> {
+    match &options.env {
+        Some(env) => env.clone(),
+        None => std::env::vars_os().collect(),
+    }
+}
+
 fn description(shell: &Path) -> String {
     format!(
         "Executes a shell command with {shell} and returns its output.\n\
@@ -130,12 +163,14 @@ directory changes and variables do not carry over.\n\
 used. Pass non-interactive flags (`-y`, `--no-edit`, `-m <message>`); PAGER and GIT_PAGER \
 are `cat`.\n\
 - The command is stopped after `timeout` ms (default {DEFAULT_TIMEOUT_MS}, at most \
-{MAX_TIMEOUT_MS}). Processes still running when the command exits are terminated, so do \
-not leave servers running in the background with `&`.\n\
+{MAX_TIMEOUT_MS}). Processes still running when the command exits are terminated, detached \
+ones (`setsid`, `nohup`, daemons) included, so do not leave servers running in the \
+background.\n\
 - stdout and stderr are each captured up to 1 MiB (the first and last 512 KiB are kept and \
 the rest counted); colour codes and progress redraws are removed. A non-zero exit code is \
 reported, not treated as a failure.\n\
-- Environment variables that look like credentials are removed.\n\
+- Environment variables that look like credentials (by name or by value) are removed, and \
+passwords are removed from URLs.\n\
 - Prefer the read, edit, write, glob and grep tools for reading, changing and finding files.",
         shell = shell.display()
     )
@@ -267,11 +302,7 @@ impl Execute for BashTool {
         }
 
         // The paths the command touches, then every simple command.
-        let base = match &self.options.env {
-            Some(env) => env.clone(),
-            None => std::env::vars_os().collect(),
-        };
-        let env = env::command_env(base, &self.options.env_allow);
+        let env = env::command_env(base_env(&self.options), &self.options.env_allow);
         let home = env.get("HOME").map(Path::new);
         let place = policy::Place {
             location: &self.location,
@@ -302,6 +333,11 @@ impl Execute for BashTool {
             request = request
                 .with_metadata("unresolved", Value::Array(unresolved))
                 .with_always_ask();
+        }
+        if policy::names_a_rule(&plan.stray, self.permission.rules()) {
+            // Defence in depth: a denied or asked program is named where no command we
+            // resolved starts (an unknown wrapper, a misread syntax); only the user can judge.
+            request = request.with_always_ask();
         }
         self.permission.assert(request).await.map_err(|err| {
             prefixed_denial(&format!("Unable to execute command: {command}"), err)

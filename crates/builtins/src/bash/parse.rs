@@ -166,6 +166,18 @@ impl Walker {
                 self.out.commands.push(vec![Word::plain(text.join(" "))]);
                 self.children(node, ctx, level);
             }
+            // `for PATH in ...` assigns the loop variable.
+            "for_statement" | "select_statement"
+                if node
+                    .child_by_field_name("variable")
+                    .is_some_and(|v| dangerous_variable(&ctx.src[v.byte_range()])) =>
+            {
+                self.unresolved(
+                    &ctx.src[node.byte_range()],
+                    "it sets a variable that decides which program runs",
+                );
+                self.children(node, ctx, level);
+            }
             "variable_assignment" => {
                 self.assignment(node, ctx);
                 self.children(node, ctx, level);
@@ -353,6 +365,27 @@ pub(super) fn dangerous_variable(name: &str) -> bool {
         "PATH" | "BASH_ENV" | "ENV" | "IFS" | "SHELLOPTS" | "BASHOPTS" | "PROMPT_COMMAND" | "PS4"
     ) || name.starts_with("LD_")
         || name.starts_with("DYLD_")
+}
+
+/// True when a builtin that assigns the variables named in its arguments (`read PATH`,
+/// `printf -v PATH`, `mapfile PATH`, `getopts o PATH`) sets a dangerous one.
+pub(super) fn sets_dangerous_variable(program: &str, args: &[Word]) -> bool {
+    matches!(
+        program,
+        "read" | "readarray" | "mapfile" | "printf" | "getopts" | "let" | "local" | "typeset"
+    ) && {
+        // printf assigns only with `-v NAME`.
+        let names = match args.iter().position(|a| a.text == "-v") {
+            Some(at) if program == "printf" => &args[at + 1..(at + 2).min(args.len())],
+            _ if program == "printf" => &[],
+            _ => args,
+        };
+        names.iter().any(|a| {
+            // `NAME`, `NAME=..`, `NAME[0]`; a computed name (`$n`) could be any name.
+            let name = a.text.split(['=', '[']).next().unwrap_or_default();
+            name.contains('$') || dangerous_variable(name)
+        })
+    }
 }
 
 /// Redirect targets that are not files anyone could mean to protect.

@@ -27,6 +27,9 @@ pub(crate) struct Plan {
     pub(crate) unresolved: Vec<Unresolved>,
     /// Advisory warnings about absolute paths outside the working directory (BA3).
     pub(crate) warnings: Vec<String>,
+    /// Program-like words of the line that no resolved command starts with (`rm` in
+    /// `mywrapper rm x`): if a rule names one, the call asks (see [`names_a_rule`]).
+    pub(crate) stray: Vec<String>,
 }
 
 /// Where the command runs and what `~` means there.
@@ -84,7 +87,49 @@ pub(crate) fn plan(command: &str, analysis: &Analysis, place: Place<'_>) -> Plan
         plan.resources.push(command.trim().to_owned());
     }
     plan.warnings = warnings(command, place.cwd, &external);
+    plan.stray = stray(command, analysis);
     plan
+}
+
+/// The words of `command` (split at quotes and shell punctuation, path prefixes removed)
+/// that are not the program of a resolved command: where an unknown wrapper or a syntax we
+/// misread may hide a program, defence in depth looks for names the rules care about.
+pub(crate) fn stray(command: &str, analysis: &Analysis) -> Vec<String> {
+    let heads: BTreeSet<&str> = analysis
+        .commands
+        .iter()
+        .filter_map(|words| words.first())
+        .map(|head| head.text.rsplit('/').next().unwrap_or_default())
+        .collect();
+    let mut out = Vec::new();
+    let pieces = command.split(|c: char| {
+        !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+' | '/' | '[' | ':'))
+    });
+    for piece in pieces {
+        let name = piece.rsplit('/').next().unwrap_or_default();
+        if name.is_empty() || heads.contains(name) || out.iter().any(|n| n == name) {
+            continue;
+        }
+        out.push(name.to_owned());
+    }
+    out
+}
+
+/// True when a `bash` rule decides about `name` itself other than by allowing it: a denied
+/// or explicitly asked program appears somewhere we did not resolve as a command, so the
+/// call can never be allowed without a question.
+pub(crate) fn names_a_rule(stray: &[String], rules: &tackle_permission::Ruleset) -> bool {
+    stray.iter().any(|name| {
+        rules
+            .deciding("bash", name)
+            .and_then(|index| rules.rules().get(index))
+            // A catch-all (`bash *` ask) names no program.
+            .is_some_and(|rule| match rule.effect {
+                tackle_permission::Effect::Deny => true,
+                tackle_permission::Effect::Ask => !rule.resource.starts_with('*'),
+                tackle_permission::Effect::Allow => false,
+            })
+    })
 }
 
 /// The words of a command, quotes resolved, as one resource.

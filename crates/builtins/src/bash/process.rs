@@ -5,10 +5,13 @@
 //!   the host has one, the shell also starts a new session. (`setsid` costs milliseconds on
 //!   kernels with scheduler autogroups, and forces fork instead of posix_spawn, so it is only
 //!   paid when there is a terminal to leave.)
+//! - This process becomes a child subreaper first, and the command carries the call's marker
+//!   variable, so processes that leave the group are still found ([`tree`](super::tree)).
 //! - A blocking thread ([`supervise`](super::supervise)) then owns the command: it reads
 //!   stdout and stderr into bounded captures, returns when the main process exits (terminating
-//!   what is left of its group), enforces the timeout (TERM, KILL after 3 s), and terminates the
-//!   group when the call is cancelled or its future dropped.
+//!   what is left of its group and every other process of the call), enforces the timeout
+//!   (TERM, KILL after 3 s), and terminates them all when the call is cancelled or its future
+//!   dropped.
 
 use std::ffi::OsString;
 use std::io;
@@ -25,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::group::GroupGuard;
 use super::supervise::{Finished, Outcome, Watch, supervise};
+use super::tree::{self, Tree};
 use crate::blocking::blocking;
 
 /// What to run.
@@ -57,6 +61,8 @@ pub(crate) enum RunError {
 
 /// Runs `job` to its end, its timeout, or `cancel`.
 pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Finished, RunError> {
+    tree::become_subreaper();
+    let marker = tree::marker();
     let mut command = std::process::Command::new(job.shell);
     command
         .arg("-c")
@@ -64,6 +70,7 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
         .current_dir(job.cwd)
         .env_clear()
         .envs(job.env.iter().map(|(k, v)| (k, v)))
+        .env(tree::MARKER, &marker)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -90,9 +97,11 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
     ];
     let (wake, wake_sender) =
         pipe_with(PipeFlags::CLOEXEC).map_err(|err| RunError::Wait(io::Error::from(err)))?;
+    let tree = Tree::new(leader, &marker, &streams);
     let watch = Watch {
         child,
         leader,
+        tree,
         streams,
         exit: exit_fd(leader),
         wake,
@@ -116,6 +125,29 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
         Ok(Outcome::Failed(err)) => Err(RunError::Wait(err)),
         Err(stopped) => Err(RunError::Wait(io::Error::other(stopped))),
     }
+}
+
+/// Makes the host process non-dumpable (Linux `PR_SET_DUMPABLE` 0), so that commands, which
+/// run as the same user, cannot read its environment, memory or open files through
+/// `/proc/<pid>` (`cat /proc/$PPID/environ`) or attach a debugger to it. Commands themselves
+/// are unaffected: `exec` makes them dumpable again.
+///
+/// The `tackle` binary calls this at startup; a host embedding the `bash` tool should too,
+/// before its first call. It is not done behind the host's back because it changes the whole
+/// process: no core dumps, no debugger attaching without `CAP_SYS_PTRACE`, and `/proc/<pid>`
+/// files owned by root. A process with `CAP_SYS_PTRACE` (root, usually) can still read
+/// everything. Elsewhere than on Linux it does nothing.
+///
+/// # Errors
+///
+/// The operating system refused the change.
+pub fn make_host_non_dumpable() -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{DumpableBehavior, set_dumpable_behavior};
+        set_dumpable_behavior(DumpableBehavior::NotDumpable)?;
+    }
+    Ok(())
 }
 
 /// A descriptor that becomes readable when the main process exits (Linux pidfd).

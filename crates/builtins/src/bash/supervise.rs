@@ -1,12 +1,14 @@
 //! The blocking side of one command: a single thread polls the output pipes, the main
 //! process's exit (a pidfd on Linux), the call's wake pipe and the clock, and takes the
-//! command's process group from running to gone.
+//! command's processes — its group and every process that left it ([`Tree`]) — from running
+//! to gone.
 //!
 //! Phases: run until the main process exits, the timeout passes or the call goes away (the
-//! wake pipe becomes readable or hangs up); then, if anything of the group still runs, TERM
-//! it and KILL what is left after [`GRACE`]; then read what the pipes still hold, for at most
-//! [`DRAIN`]. The thread always finishes these phases, so a call that is abandoned still
-//! terminates its group.
+//! wake pipe becomes readable or hangs up), walking the process tree now and then meanwhile;
+//! then, if anything of the call still runs, TERM it and KILL what is left after [`GRACE`],
+//! reaping the call's orphans; then read what the pipes still hold, for at most [`DRAIN`].
+//! The thread always finishes these phases, so a call that is abandoned still terminates its
+//! processes.
 
 use std::io;
 use std::os::fd::OwnedFd;
@@ -21,6 +23,7 @@ use super::capture::Capture;
 use super::capture::Captured;
 use super::group::Member;
 use super::group::{self, GRACE, GroupGuard};
+use super::tree::Tree;
 
 /// How long the pipes are still read after the command's group is gone.
 pub(crate) const DRAIN: Duration = Duration::from_millis(500);
@@ -31,6 +34,14 @@ const REAP: Duration = Duration::from_secs(2);
 /// How often the group is checked while it is being terminated, and the exit polled where no
 /// pidfd is available.
 const SLICE: Duration = Duration::from_millis(10);
+
+/// The first interval between two walks of the process tree while the command runs; it
+/// doubles up to [`TRACK_MAX`]. A process that detaches without the call's marker is found
+/// while its parent still runs.
+const TRACK_FIRST: Duration = Duration::from_millis(5);
+
+/// The longest interval between two walks of the process tree.
+const TRACK_MAX: Duration = Duration::from_millis(100);
 
 /// Size of one pipe read.
 const READ_CHUNK: usize = 64 * 1024;
@@ -69,6 +80,8 @@ pub(crate) struct Finished {
 pub(crate) struct Watch {
     pub(crate) child: Box<dyn ChildWrapper>,
     pub(crate) leader: Pid,
+    /// Every process of the call.
+    pub(crate) tree: Tree,
     /// stdout and stderr.
     pub(crate) streams: [Option<OwnedFd>; 2],
     /// Readable once the main process has exited (a pidfd), where available.
@@ -101,6 +114,7 @@ struct Events {
 struct Supervisor {
     child: Box<dyn ChildWrapper>,
     leader: Pid,
+    tree: Tree,
     streams: [Option<OwnedFd>; 2],
     captures: [Capture; 2],
     exit: Option<OwnedFd>,
@@ -114,6 +128,7 @@ pub(crate) fn supervise(watch: Watch) -> Outcome {
     let Watch {
         child,
         leader,
+        tree,
         streams,
         exit,
         wake,
@@ -124,6 +139,7 @@ pub(crate) fn supervise(watch: Watch) -> Outcome {
     let mut supervisor = Supervisor {
         child,
         leader,
+        tree,
         streams,
         captures: [Capture::new(capture_limit), Capture::new(capture_limit)],
         exit,
@@ -143,6 +159,8 @@ impl Supervisor {
         let mut abandoned = false;
         let mut timed_out = false;
         let mut check_exit = true;
+        let mut track_every = TRACK_FIRST;
+        let mut track_at = Instant::now() + track_every;
         loop {
             if check_exit {
                 match self.reap() {
@@ -158,7 +176,13 @@ impl Supervisor {
                 timed_out = true;
                 break;
             }
-            let events = self.pump(deadline, true, true);
+            let now = Instant::now();
+            if now >= track_at {
+                self.tree.observe();
+                track_every = (track_every * 2).min(TRACK_MAX);
+                track_at = now + track_every;
+            }
+            let events = self.pump(deadline.min(track_at), true, true);
             if events.woke {
                 abandoned = true;
                 break;
@@ -168,11 +192,19 @@ impl Supervisor {
 
         let mut terminated = Vec::new();
         let mut killed = false;
-        if timed_out || abandoned || group::running(self.leader) {
+        self.tree.observe();
+        let escaped = self.tree.running();
+        if timed_out || abandoned || !escaped.is_empty() || group::running(self.leader) {
             let leader = self.leader.as_raw_nonzero().get();
             terminated = group::members(self.leader);
             terminated.retain(|member| member.pid != leader);
+            terminated.extend(escaped);
+            terminated.sort_by_key(|member| member.pid);
+            terminated.dedup_by_key(|member| member.pid);
             killed = self.terminate();
+        } else {
+            // Orphans that exited by themselves are reaped here, not left as zombies.
+            self.tree.reap();
         }
         if abandoned {
             return Outcome::Abandoned;
@@ -199,27 +231,42 @@ impl Supervisor {
         })
     }
 
-    /// TERM the group, KILL it after the grace period if anything survives, and reap the main
-    /// process; output keeps being read meanwhile. True if KILL was needed.
+    /// TERM the group and the call's other processes, KILL them after the grace period if
+    /// anything survives, and reap the main process and the call's orphans; output keeps being
+    /// read meanwhile. True if KILL was needed.
     fn terminate(&mut self) -> bool {
         group::signal(self.leader, Signal::TERM);
+        self.tree.signal(None, Signal::TERM);
         let kill_at = Instant::now() + GRACE;
         let mut killed = false;
         loop {
             let reaped = self.reap().unwrap_or(true);
-            if reaped && !group::running(self.leader) {
+            // Processes forked meanwhile, or orphaned by a death, get TERM too.
+            let found = self.tree.observe();
+            self.tree.signal(Some(&found), Signal::TERM);
+            self.tree.reap();
+            if reaped && !group::running(self.leader) && self.tree.running().is_empty() {
                 break;
             }
             let now = Instant::now();
             if now >= kill_at {
                 killed = group::signal(self.leader, Signal::KILL);
+                killed |= self.tree.signal(None, Signal::KILL);
                 break;
             }
             self.pump(kill_at.min(now + SLICE), !reaped, false);
         }
         let reap_until = Instant::now() + REAP;
-        while !self.reap().unwrap_or(true) && Instant::now() < reap_until {
-            self.pump(reap_until.min(Instant::now() + SLICE), true, false);
+        loop {
+            let reaped = self.reap().unwrap_or(true);
+            let found = self.tree.observe();
+            self.tree.signal(Some(&found), Signal::KILL);
+            self.tree.reap();
+            let done = reaped && self.tree.running().is_empty();
+            if done || Instant::now() >= reap_until {
+                break;
+            }
+            self.pump(reap_until.min(Instant::now() + SLICE), !reaped, false);
         }
         killed
     }

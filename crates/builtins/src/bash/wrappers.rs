@@ -3,9 +3,13 @@
 //! `env A=1 cmd`, `sudo cmd`, `command cmd`, `nohup`, `time`, `timeout N`, `nice`, `xargs cmd`,
 //! `exec`, `find -exec cmd ;`, `sh -c '...'` and `git -C dir` are unwrapped, so the command that
 //! really runs is the one permission sees. `cd` moves the analysis instead of being a command.
-//! `eval`, `source` and shells reading a computed or piped script are unresolved.
+//! `eval`, `source`, `sh file.sh` and shells reading a computed or piped script are
+//! unresolved. Other launchers (`flock`, `taskset`, `su -c`, ...) are in `launchers.rs`.
 
-use super::parse::{PathKind, Walker, dangerous_variable};
+use super::launchers::{
+    SCRIPT_FILE, env_options, filled_at_run_time, shell_options, xargs_placeholder,
+};
+use super::parse::{PathKind, Walker, dangerous_variable, sets_dangerous_variable};
 use super::words::Word;
 
 /// Shells whose `-c` string is a script in (close enough to) our grammar.
@@ -44,7 +48,7 @@ impl Walker {
                 self.script(&script.join(" "), depth + 1);
             }
             "eval" => self.unresolved(text, "eval runs a string built at run time"),
-            "source" | "." => self.unresolved(text, "it runs a script file in this shell"),
+            "source" | "." => self.unresolved(text, SCRIPT_FILE),
             "alias" if args.iter().any(|a| a.text.contains('=')) => {
                 self.unresolved(text, "an alias changes what later command names run");
             }
@@ -110,10 +114,14 @@ impl Walker {
             "watch" => self.watch(&words, text, depth),
             "find" => self.find(words.clone(), text, depth),
             "git" => self.git(&words),
-            shell if SHELLS.contains(&shell) => self.shell(words.clone(), text, depth),
+            shell if SHELLS.contains(&shell) => self.shell(&words, text, depth),
             "fish" if args.iter().any(|a| a.text.starts_with('-')) => {
                 self.unresolved(text, "fish scripts cannot be checked");
             }
+            _ if sets_dangerous_variable(&program, args) => {
+                self.unresolved(text, "it sets a variable that decides which program runs");
+            }
+            _ if self.launcher(&program, &words, text, depth) => {}
             _ => self.push_command(words),
         }
     }
@@ -170,14 +178,8 @@ impl Walker {
 
     fn env(&mut self, words: &[Word], text: &str, depth: usize) {
         let args = &words[1..];
-        if args
-            .iter()
-            .any(|a| a.text == "-S" || a.text.starts_with("--split-string"))
-        {
-            return self.unresolved(text, "env -S splits a string built at run time");
-        }
-        let Some(mut at) = skip_options(args, &["-u", "--unset", "-C", "--chdir"]) else {
-            return self.unresolved(text, "the wrapped command is computed at run time");
+        let Some(mut at) = env_options(args) else {
+            return self.unresolved(text, "env's options change how the command is found");
         };
         let chdir = args[..at]
             .windows(2)
@@ -242,7 +244,15 @@ impl Walker {
             "--process-slot-var",
         ];
         match skip_options(&words[1..], &with_value) {
-            Some(at) if at + 1 < words.len() => self.simple(words[at + 1..].to_vec(), text, depth),
+            Some(at) if at + 1 < words.len() => {
+                let command = &words[at + 1..];
+                if let Some(r) = xargs_placeholder(&words[1..=at])
+                    && filled_at_run_time(command, &r)
+                {
+                    self.unresolved(text, "xargs fills in what runs at run time");
+                }
+                self.simple(command.to_vec(), text, depth);
+            }
             // Without a command, xargs runs echo.
             Some(_) => self.push_command(vec![Word::plain("echo")]),
             None => self.unresolved(text, "the wrapped command is computed at run time"),
@@ -287,6 +297,9 @@ impl Walker {
             while at < words.len() && words[at].text != ";" && words[at].text != "+" {
                 at += 1;
             }
+            if filled_at_run_time(&words[start..at], "{}") {
+                self.unresolved(text, "find fills in what runs at run time");
+            }
             self.simple(words[start..at].to_vec(), text, depth);
         }
         self.push_command(words);
@@ -329,12 +342,12 @@ impl Walker {
     }
 
     /// `sh -c 'script'` is followed; a shell reading its script from stdin cannot be.
-    fn shell(&mut self, words: Vec<Word>, text: &str, depth: usize) {
+    fn shell(&mut self, words: &[Word], text: &str, depth: usize) {
         let args = &words[1..];
-        let Some(at) = skip_options(args, &["-o", "-O", "+o", "+O", "--rcfile", "--init-file"])
-        else {
+        let Some(at) = shell_options(args) else {
             return self.unresolved(text, "the shell's options are computed at run time");
         };
+        // `-c` and `-s` may be grouped with others (`-xc`); `+c` does not exist.
         let short = |letter: char| {
             args[..at].iter().any(|a| {
                 let t = &a.text;
@@ -342,16 +355,9 @@ impl Walker {
             })
         };
         match args.get(at) {
-            Some(script) if short('c') => {
-                if script.is_static {
-                    let saved = self.cwds.clone();
-                    self.script(&script.text.clone(), depth + 1);
-                    self.cwds = saved;
-                } else {
-                    self.unresolved(text, "the shell runs a string built at run time");
-                }
-            }
-            Some(_) if !short('s') => self.push_command(words),
+            Some(script) if short('c') => self.shell_string(script, text, depth),
+            // `sh file.sh` runs a file we do not read, like `source file.sh`.
+            Some(_) if !short('s') => self.unresolved(text, SCRIPT_FILE),
             _ => self.unresolved(text, "the shell reads its script from standard input"),
         }
     }

@@ -125,19 +125,35 @@ pub(crate) fn unified(
             let deadline = Instant::now() + DEADLINE;
             capture_diff_slices_deadline(Algorithm::Myers, &old, &new, Some(deadline))
         });
+    let (additions, deletions) = tally(&ops);
+    Diff {
+        patch: render(old_name, new_name, &old, &new, ops),
+        additions,
+        deletions,
+    }
+}
+
+/// Lines added and removed from `before` to `after` (whole texts, [`DEADLINE`]), without
+/// rendering a patch.
+pub(crate) fn counts(before: &str, after: &str) -> (usize, usize) {
+    let old: Vec<&str> = before.split_inclusive('\n').collect();
+    let new: Vec<&str> = after.split_inclusive('\n').collect();
+    let deadline = Instant::now() + DEADLINE;
+    let ops = capture_diff_slices_deadline(Algorithm::Myers, &old, &new, Some(deadline));
+    tally(&ops)
+}
+
+/// (additions, deletions) of an edit script.
+fn tally(ops: &[DiffOp]) -> (usize, usize) {
     let (mut additions, mut deletions) = (0, 0);
-    for op in &ops {
+    for op in ops {
         let (_, old_range, new_range) = op.as_tag_tuple();
         if !matches!(op, DiffOp::Equal { .. }) {
             deletions += old_range.len();
             additions += new_range.len();
         }
     }
-    Diff {
-        patch: render(old_name, new_name, &old, &new, ops),
-        additions,
-        deletions,
-    }
+    (additions, deletions)
 }
 
 /// The unified diff text (`---`/`+++` header, `@@` hunks with three lines of context).

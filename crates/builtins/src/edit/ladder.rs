@@ -1,6 +1,7 @@
 //! The match ladder: where oldString is in a file, tried rung by rung.
 //!
-//! 1. exact (oldString's line endings converted to the file's, as the reference does);
+//! 1. exact (oldString's line endings converted to the file's, as the reference does; the lines
+//!    newString adds take the ending of the region they go into);
 //! 2. line endings and trailing whitespace ignored;
 //! 3. leading indentation ignored, with newString re-indented by the same offset;
 //! 4. typographic quotes, dashes and spaces folded (then also with indentation ignored).
@@ -129,6 +130,7 @@ fn decide<'a>(
 }
 
 /// Rung 1: exact occurrences; if none, oldString with its line endings converted to CRLF or LF.
+/// newString's line endings follow [`fitted`].
 fn exact(text: &str, old: &str, new: &str) -> Vec<Replacement> {
     let mut variants = vec![(old.to_owned(), new.to_owned())];
     if old.contains('\n') {
@@ -140,12 +142,17 @@ fn exact(text: &str, old: &str, new: &str) -> Vec<Replacement> {
         }
     }
     for (old, new) in variants {
+        let copied = endings_used(&new).within(endings_used(&old));
         let found: Vec<Replacement> = text
             .match_indices(old.as_str())
             .map(|(start, hit)| Replacement {
                 start,
                 end: start + hit.len(),
-                text: new.clone(),
+                text: if copied {
+                    new.clone()
+                } else {
+                    fitted(&new, ending_at(text, start))
+                },
                 shift: None,
             })
             .collect();
@@ -158,6 +165,59 @@ fn exact(text: &str, old: &str, new: &str) -> Vec<Replacement> {
 
 fn to_crlf(text: &str) -> String {
     text.replace("\r\n", "\n").replace('\n', "\r\n")
+}
+
+/// Which line endings a text uses.
+#[derive(Debug, Clone, Copy)]
+struct EndingsUsed {
+    crlf: bool,
+    lf: bool,
+}
+
+impl EndingsUsed {
+    /// True when every ending used here is also used by `other`.
+    fn within(self, other: Self) -> bool {
+        (!self.crlf || other.crlf) && (!self.lf || other.lf)
+    }
+}
+
+fn endings_used(text: &str) -> EndingsUsed {
+    let bytes = text.as_bytes();
+    let mut used = EndingsUsed {
+        crlf: false,
+        lf: false,
+    };
+    for at in memchr::memchr_iter(b'\n', bytes) {
+        if at > 0 && bytes[at - 1] == b'\r' {
+            used.crlf = true;
+        } else {
+            used.lf = true;
+        }
+    }
+    used
+}
+
+/// newString with every line ending made `ending`. An exact match keeps newString as written
+/// only when oldString already used every ending it uses (the model copied the file's, also in
+/// a region of mixed endings); otherwise the lines it adds would not take the file's ending.
+fn fitted(new: &str, ending: &str) -> String {
+    let lf = new.replace("\r\n", "\n");
+    if ending == "\n" {
+        lf
+    } else {
+        lf.replace('\n', ending)
+    }
+}
+
+/// The ending of the line holding byte `start` (the region's first line), or the file's
+/// ([`Lines::crlf_if_any`]) when that line has none.
+fn ending_at(text: &str, start: usize) -> &'static str {
+    let bytes = text.as_bytes();
+    match memchr::memchr(b'\n', &bytes[start..]) {
+        Some(at) if start + at > 0 && bytes[start + at - 1] == b'\r' => "\r\n",
+        Some(_) => "\n",
+        None => Lines::new(text).crlf_if_any().as_str(),
+    }
 }
 
 /// Rungs 2–4: whole-line windows (the first line may be matched by its end and the last by its

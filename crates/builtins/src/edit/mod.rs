@@ -127,7 +127,7 @@ impl Execute for Edit {
         let outcome = self
             .services
             .files
-            .transact(&resolved.canonical, move |tx| {
+            .transact_canonical(&resolved.canonical, move |tx| {
                 let bytes = tx.read()?.ok_or(Failure::NotFound)?;
                 let prepared = prepare(&bytes, &request)?;
                 commit(tx, &prepared)?;

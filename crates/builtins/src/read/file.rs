@@ -1,12 +1,12 @@
 //! Reading one file: sniff it, then page its text or take it whole as media.
 
-use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::decode::Decoder;
 use super::page::{PageBudget, PageError, TextPage, page};
 use super::sniff::{Encoding, SAMPLE_BYTES, Sniffed, sniff};
+use crate::beneath;
 
 /// Read buffer for paging: large enough that skipping scans at memory speed.
 const READ_BUFFER: usize = 256 * 1024;
@@ -47,7 +47,13 @@ pub(crate) fn read_file(
     budget: PageBudget,
     media_limit: u64,
 ) -> Result<FileRead, ReadFailure> {
-    let mut file = File::open(path)?;
+    // Exactly the resolved path: a directory swapped for a link meanwhile fails the open.
+    let mut file = beneath::open_file(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(ReadFailure::Io(io::Error::other(
+            "it is no longer a regular file",
+        )));
+    }
     let mut sample = Vec::new();
     (&mut file)
         .take(SAMPLE_BYTES as u64)

@@ -8,6 +8,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::beneath::Directory;
 use crate::location::contains;
 
 /// One listed entry.
@@ -38,9 +39,11 @@ pub(crate) fn list(
     limit: usize,
 ) -> io::Result<Listing> {
     let mut entries = Vec::new();
-    for entry in fs::read_dir(directory)? {
-        let entry = entry?;
-        let Ok(real) = fs::canonicalize(entry.path()) else {
+    // The names come from the directory opened at exactly the resolved path, so a directory
+    // swapped for a link meanwhile cannot list another directory's names.
+    let opened = Directory::open(directory)?;
+    for file_name in opened.names()? {
+        let Ok(real) = fs::canonicalize(directory.join(&file_name)) else {
             continue;
         };
         if !contains(scope, &real) {
@@ -52,7 +55,7 @@ pub(crate) fn list(
         if !meta.is_dir() && !meta.is_file() {
             continue;
         }
-        let mut name = entry.file_name().to_string_lossy().into_owned();
+        let mut name = file_name.to_string_lossy().into_owned();
         if meta.is_dir() {
             name.push('/');
         }

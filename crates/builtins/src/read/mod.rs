@@ -22,6 +22,7 @@ use tackle_tool_core::{
 pub use listing::Entry;
 
 use crate::authorize::{authorize, prefixed_denial};
+use crate::beneath::Directory;
 use crate::blocking::blocking;
 use crate::location::{EntryKind, Kind, Resolved};
 use crate::services::LocationServices;
@@ -423,12 +424,12 @@ fn not_found(resolved: &Resolved) -> String {
         return message;
     };
     let base = base.to_string_lossy().to_lowercase();
-    let Ok(entries) = std::fs::read_dir(parent) else {
+    let Ok(entries) = Directory::open(parent).and_then(|dir| dir.names()) else {
         return message;
     };
     let mut names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .iter()
+        .map(|name| name.to_string_lossy().into_owned())
         .filter(|name| {
             let lower = name.to_lowercase();
             lower.contains(&base) || base.contains(&lower)

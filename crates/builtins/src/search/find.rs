@@ -9,6 +9,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 
 use super::Budget;
 use super::pattern::Glob;
+use super::shown;
 use super::walk::{self, Skipped};
 
 /// One matching file.
@@ -18,6 +19,14 @@ pub(crate) struct FoundFile {
     pub(crate) path: PathBuf,
     /// Its modification time (the epoch when it could not be read).
     pub(crate) modified: SystemTime,
+    /// The walk reached it through a symbolic link of its own.
+    pub(crate) link: bool,
+}
+
+impl shown::Walked for FoundFile {
+    fn walked(&self) -> (&Path, bool) {
+        (&self.path, self.link)
+    }
 }
 
 /// The result of [`find`].
@@ -74,9 +83,9 @@ pub(crate) fn find(
         .extend(walk::take_rejected(&rejected));
     found.skipped.finish();
     order(&mut found.files);
-    if let Some(limit) = limit {
-        found.files.truncate(limit);
-    }
+    let (kept, dropped) = shown::verified(std::mem::take(&mut found.files), boundary, limit);
+    found.files = kept;
+    found.total -= dropped;
     found.incomplete = budget.was_spent();
     found
 }
@@ -132,9 +141,11 @@ impl Visitor<'_> {
             .and_then(|m| m.modified().ok())
             .unwrap_or(SystemTime::UNIX_EPOCH);
         self.local.total += 1;
+        let link = entry.path_is_symlink();
         self.local.files.push(FoundFile {
             path: entry.into_path(),
             modified,
+            link,
         });
         // Keep memory proportional to the limit: only this thread's newest `limit` files can
         // be among the overall newest `limit`.

@@ -24,6 +24,7 @@ mod pattern;
 mod report;
 mod scan;
 mod scope;
+mod shown;
 mod walk;
 
 pub use budget::DEFAULT_BUDGET;

@@ -14,6 +14,7 @@ use super::Budget;
 use super::find::newest_first;
 use super::pattern::Glob;
 use super::walk::{self, Skipped};
+use crate::beneath::{self, Checked};
 
 /// Lines longer than this many characters are clamped to a window of this width.
 pub use crate::text::MAX_LINE_CHARS;
@@ -91,11 +92,22 @@ fn searcher() -> Searcher {
         .build()
 }
 
-/// Searches the single file `path` (GR3: its siblings are never looked at).
+/// Searches the single file at the canonical `path` (GR3: its siblings are never looked at).
 pub(crate) fn scan_file(path: &Path, query: &Query<'_>) -> Scan {
     let mut pending = Pending::default();
-    search_one(&mut searcher(), path, None, query, &mut pending);
+    search_one(&mut searcher(), path, Opened::Exact, query, &mut pending);
     pending.finish(query)
+}
+
+/// How a searched file is opened.
+#[derive(Debug)]
+enum Opened<'c, 'b> {
+    /// At exactly its canonical path (no link followed).
+    Exact,
+    /// As walked: relative to its directory checked to lie under the boundary, or (reached
+    /// through its own link, `true`) on its own checked descriptor. A directory swapped for a
+    /// link to outside during the walk is never read through.
+    Walked(&'c mut Checked<'b>, bool),
 }
 
 /// Searches every file under the directory `root` (absolute), with the walk policy of
@@ -188,14 +200,32 @@ impl Pending {
     }
 }
 
-/// Searches one file into `pending`. `entry` gives the mtime cheaply when walking.
+/// Searches one file into `pending`.
 fn search_one(
     searcher: &mut Searcher,
     path: &Path,
-    entry: Option<&DirEntry>,
+    opened: Opened<'_, '_>,
     query: &Query<'_>,
     pending: &mut Pending,
 ) {
+    let opened = match opened {
+        Opened::Exact => Some(beneath::open_file(path)),
+        Opened::Walked(checked, link) => checked.open(path, link),
+    };
+    let file = match opened {
+        Some(Ok(file)) => file,
+        Some(Err(err)) if err.kind() == io::ErrorKind::NotFound => return,
+        // Unreadable, or no longer under the boundary.
+        Some(Err(_)) | None => {
+            pending.skipped.unreadable += 1;
+            return;
+        }
+    };
+    let metadata = file.metadata().ok();
+    if !metadata.as_ref().is_some_and(std::fs::Metadata::is_file) {
+        pending.skipped.unreadable += 1;
+        return;
+    }
     let mut sink = Hits {
         matcher: query.matcher,
         keep: query.keep_per_file(),
@@ -204,10 +234,11 @@ fn search_one(
         binary: false,
         budget: query.budget,
     };
-    if let Err(err) = searcher.search_path(query.matcher, path, &mut sink) {
-        if err.kind() != io::ErrorKind::NotFound {
-            pending.skipped.unreadable += 1;
-        }
+    if searcher
+        .search_file(query.matcher, &file, &mut sink)
+        .is_err()
+    {
+        pending.skipped.unreadable += 1;
         return;
     }
     if sink.binary {
@@ -217,10 +248,6 @@ fn search_one(
     if sink.count == 0 {
         return;
     }
-    let metadata = match entry {
-        Some(entry) => entry.metadata().ok(),
-        None => std::fs::metadata(path).ok(),
-    };
     let modified = metadata
         .and_then(|m| m.modified().ok())
         .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -334,6 +361,7 @@ impl<'s> ParallelVisitorBuilder<'s> for Builder<'s> {
             query: self.query,
             shared: self.shared,
             searcher: searcher(),
+            checked: Checked::new(self.boundary),
             local: Pending::default(),
         })
     }
@@ -345,6 +373,7 @@ struct Visitor<'a> {
     query: &'a Query<'a>,
     shared: &'a Mutex<Pending>,
     searcher: Searcher,
+    checked: Checked<'a>,
     local: Pending,
 }
 
@@ -364,7 +393,7 @@ impl Visitor<'_> {
         search_one(
             &mut self.searcher,
             entry.path(),
-            Some(entry),
+            Opened::Walked(&mut self.checked, entry.path_is_symlink()),
             self.query,
             &mut self.local,
         );

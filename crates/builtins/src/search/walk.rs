@@ -3,7 +3,8 @@
 //! Policy:
 //! - `.gitignore`, `.ignore`, `.git/info/exclude` and the global git excludes are respected,
 //!   also outside a git repository (a `.gitignore` states intent wherever it is);
-//! - hidden files and directories are included, except anything named `.git`;
+//! - hidden files and directories are included, except anything named `.git` and the
+//!   temporary files of writers (`.tackle-*.tmp`);
 //! - symlinks are followed when their real target lies inside the boundary (the Location, or
 //!   the searched directory when that is outside the Location); loops are detected and
 //!   skipped; a link leading outside is never followed and is reported, so the caller can say
@@ -17,6 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use ignore::{DirEntry, WalkBuilder, WalkParallel, WalkState};
 
 use super::Budget;
+use crate::beneath;
 
 /// A symlink that was not followed because its target lies outside the boundary.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,7 +81,8 @@ pub(crate) fn parallel(root: &Path, boundary: &Path) -> (WalkParallel, RejectedL
 
 /// The entry filter: no `.git`, and no link whose real target is outside the boundary.
 fn keep(entry: &DirEntry, boundary: &Path, rejected: &Mutex<Vec<OutsideLink>>) -> bool {
-    if entry.file_name() == ".git" {
+    // A writer's temporary file is never a result (nor is anything named like one).
+    if entry.file_name() == ".git" || beneath::is_temp_name(entry.file_name()) {
         return false;
     }
     if !entry.path_is_symlink() {

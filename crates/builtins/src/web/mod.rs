@@ -10,7 +10,7 @@ mod fetch;
 mod guard;
 pub mod search;
 
-pub use convert::{decode, html_to_markdown, html_to_text};
+pub use convert::{NODE_LIMIT_NOTICE, decode, html_to_markdown, html_to_text};
 pub(crate) use fetch::webfetch_tool;
 pub use fetch::{
     BROWSER_USER_AGENT, CHALLENGE_USER_AGENT, DEFAULT_TIMEOUT_SECONDS, FetchFormat, FetchInput,

@@ -174,6 +174,41 @@ async fn bom_and_crlf_are_kept() {
     assert_eq!(fx.bytes("win.txt"), "\u{FEFF}after\r\nrest\r\n".as_bytes());
 }
 
+/// Lines newString adds take the line ending of the region they go into (issue 14, item 9:
+/// `y` -> `p\nq` in a CRLF file wrote an LF line into it); LF and mixed files stay as they are.
+#[tokio::test]
+async fn added_lines_take_the_files_line_ending() {
+    let fx = Fixture::new();
+    let cases = [
+        (
+            "crlf.txt",
+            "x\r\ny\r\nz\r\n",
+            "y",
+            "p\nq",
+            "x\r\np\r\nq\r\nz\r\n",
+        ),
+        ("lf.txt", "x\ny\nz\n", "y", "p\r\nq", "x\np\nq\nz\n"),
+        (
+            "mixed.txt",
+            "a\r\nb\nc\r\n",
+            "b",
+            "b1\nb2",
+            "a\r\nb1\nb2\nc\r\n",
+        ),
+        ("tail.txt", "x\r\ny", "y", "p\nq", "x\r\np\r\nq"),
+    ];
+    for (name, before, old, new, after) in cases {
+        fx.put(name, before);
+        fx.call(
+            "edit",
+            json!({"path": name, "oldString": old, "newString": new}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(fx.bytes(name), after.as_bytes(), "{name}");
+    }
+}
+
 #[tokio::test]
 async fn a_python_method_body_keeps_its_indentation() {
     let fx = Fixture::new();

@@ -7,6 +7,8 @@ mod edit;
 mod encoding;
 mod location;
 mod mutation;
+mod protected;
+mod race;
 mod read;
 mod support;
 #[cfg(feature = "apply-patch")]

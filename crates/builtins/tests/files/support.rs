@@ -4,6 +4,7 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::Value;
 use tackle_builtins::{FileMutation, Location, LocationServices, builtin_tools};
@@ -22,12 +23,16 @@ pub(crate) type Asked = (String, Vec<String>, Vec<String>);
 pub(crate) struct Recorder {
     asked: Arc<Mutex<Vec<Request>>>,
     reply: Reply,
+    /// How long a person takes to answer (zero: at once).
+    delay: Duration,
 }
 
 impl Asker for Recorder {
     fn ask(&self, request: PendingRequest) -> Pin<Box<dyn Future<Output = Reply> + Send>> {
         self.asked.lock().unwrap().push(request.request);
         let reply = self.reply.clone();
+        // Blocking is fine here: only tests that want a slow answer set a delay.
+        std::thread::sleep(self.delay);
         Box::pin(async move { reply })
     }
 }
@@ -60,12 +65,18 @@ impl Fixture {
     }
 
     pub(crate) fn with_rules(reply: Reply, rules: Vec<Rule>) -> Self {
+        Self::answering_after(reply, rules, Duration::ZERO)
+    }
+
+    /// Every answer comes after `delay` (a person takes time to answer an ask).
+    pub(crate) fn answering_after(reply: Reply, rules: Vec<Rule>, delay: Duration) -> Self {
         let root = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
         let data = tempfile::tempdir().unwrap();
         let recorder = Recorder {
             asked: Arc::default(),
             reply,
+            delay,
         };
         let permission = Permission::new(
             Ruleset::new(rules),

@@ -78,6 +78,29 @@ async fn one_bom_at_most() {
     assert_eq!(fx.bytes("bom.txt"), "\u{FEFF}again".as_bytes());
 }
 
+/// Over 8 MiB the previous file is streamed, never held: its BOM is still kept and the counts
+/// are whole-file (every old line removed, every new one added).
+#[tokio::test]
+async fn large_files_keep_their_bom_and_count_whole_files() {
+    let fx = Fixture::new();
+    let line = "0123456789abcdef\n";
+    let old = format!("\u{FEFF}{}", line.repeat(600_000));
+    fx.put("big.txt", &old);
+    let new = line.repeat(10);
+    let output = fx
+        .call("write", json!({"path": "big.txt", "content": new}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            &output.structured["additions"],
+            &output.structured["deletions"]
+        ),
+        (&json!(10), &json!(600_000))
+    );
+    assert_eq!(fx.bytes("big.txt"), format!("\u{FEFF}{new}").as_bytes());
+}
+
 #[tokio::test]
 async fn permission_order() {
     let fx = Fixture::new();

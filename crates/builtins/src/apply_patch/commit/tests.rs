@@ -1,3 +1,4 @@
+use std::fs::Permissions;
 use std::os::unix::fs::PermissionsExt;
 
 use super::*;
@@ -19,6 +20,15 @@ fn change(root: &Path, name: &str, before: Option<&str>, after: Option<&str>) ->
     }
 }
 
+/// Commits without holding any file's lock beforehand.
+async fn commit_all(
+    mutation: &FileMutation,
+    changes: Vec<FileChange>,
+) -> Result<(), CommitFailure> {
+    let held = mutation.lock_all(Vec::new()).await;
+    commit(mutation, &held, changes).await
+}
+
 fn read(root: &Path, name: &str) -> Option<String> {
     fs::read_to_string(root.join(name)).ok()
 }
@@ -34,7 +44,7 @@ async fn commits_creates_writes_and_removals() {
         change(root, "m.txt", Some("old\n"), Some("new\n")),
         change(root, "d.txt", Some("bye\n"), None),
     ];
-    commit(&FileMutation::new(), changes).await.unwrap();
+    commit_all(&FileMutation::new(), changes).await.unwrap();
     assert_eq!(read(root, "deep/er/new.txt").as_deref(), Some("hi\n"));
     assert_eq!(read(root, "m.txt").as_deref(), Some("new\n"));
     assert!(!root.join("d.txt").exists());
@@ -54,7 +64,7 @@ async fn failure_on_the_third_of_four_restores_everything() {
         change(root, "locked.txt", Some("keep\n"), Some("changed\n")),
         change(root, "d.txt", Some("bye\n"), None),
     ];
-    let failure = commit(&FileMutation::new(), changes).await.unwrap_err();
+    let failure = commit_all(&FileMutation::new(), changes).await.unwrap_err();
     insta::assert_snapshot!(failure.message(), @"Unable to apply patch at locked.txt: the file is read-only. The files already changed were restored (new/dir/a.txt, m.txt); no files were changed.");
     assert!(
         !root.join("new").exists(),
@@ -71,7 +81,7 @@ async fn stale_content_fails_before_anything_changes() {
     let root = dir.path();
     fs::write(root.join("m.txt"), "someone else\n").unwrap();
     let changes = vec![change(root, "m.txt", Some("old\n"), Some("new\n"))];
-    let failure = commit(&FileMutation::new(), changes).await.unwrap_err();
+    let failure = commit_all(&FileMutation::new(), changes).await.unwrap_err();
     insta::assert_snapshot!(failure.message(), @"Unable to apply patch at m.txt: the file changed on disk after the patch was prepared; read it again and retry. No files were changed.");
     assert_eq!(read(root, "m.txt").as_deref(), Some("someone else\n"));
 }
@@ -87,7 +97,7 @@ async fn a_failed_removal_brings_back_earlier_removals_with_their_mode() {
         change(root, "a.txt", Some("a\n"), None),
         change(root, "b.txt", Some("b\n"), None),
     ];
-    let failure = commit(&FileMutation::new(), changes).await.unwrap_err();
+    let failure = commit_all(&FileMutation::new(), changes).await.unwrap_err();
     assert_eq!(failure.changed, ["a.txt"]);
     assert!(failure.not_restored.is_empty());
     assert_eq!(read(root, "a.txt").as_deref(), Some("a\n"));
@@ -104,7 +114,7 @@ async fn an_add_onto_a_file_created_meanwhile_fails() {
     let root = dir.path();
     fs::write(root.join("a.txt"), "theirs\n").unwrap();
     let changes = vec![change(root, "a.txt", None, Some("ours\n"))];
-    let failure = commit(&FileMutation::new(), changes).await.unwrap_err();
+    let failure = commit_all(&FileMutation::new(), changes).await.unwrap_err();
     assert!(
         failure.message().contains("created by someone else"),
         "{}",
@@ -137,7 +147,8 @@ async fn dropping_the_caller_does_not_stop_a_commit_halfway() {
         .map(|name| change(root, name, Some("old\n"), Some("new\n")))
         .collect();
     let mutation = FileMutation::new();
-    let commit = commit(&mutation, changes);
+    let held = mutation.lock_all(Vec::new()).await;
+    let commit = commit(&mutation, &held, changes);
     // The commit is polled once (it starts its task), then abandoned.
     tokio::select! {
         biased;

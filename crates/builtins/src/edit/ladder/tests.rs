@@ -32,6 +32,35 @@ fn exact_converts_crlf_needles_to_lf() {
 }
 
 #[test]
+fn lines_added_by_an_exact_match_take_the_line_ending_of_its_region() {
+    let cases = [
+        // CRLF file: the new line is CRLF too (it was LF: `x\r\np\nq\r\nz\r\n`).
+        ("x\r\ny\r\nz\r\n", "y", "p\nq", "x\r\np\r\nq\r\nz\r\n"),
+        // LF file: CRLF in newString becomes LF.
+        ("x\ny\nz\n", "y", "p\r\nq", "x\np\nq\nz\n"),
+        // Mixed file: each region's own ending, the other lines as they are.
+        ("a\r\nb\nc\r\n", "b", "b1\nb2", "a\r\nb1\nb2\nc\r\n"),
+        ("a\r\nb\nc\r\n", "a", "a1\na2", "a1\r\na2\r\nb\nc\r\n"),
+        // The last line has no ending: the file's (CRLF when it has any).
+        ("x\r\ny", "y", "p\nq", "x\r\np\r\nq"),
+        ("x\ny", "y", "p\r\nq", "x\np\nq"),
+        // newString copying the endings of a mixed region is written as it is.
+        ("a\r\nb\nc\r\n", "a\r\nb\n", "A\r\nB\n", "A\r\nB\nc\r\n"),
+    ];
+    for (text, old, new, want) in cases {
+        assert_eq!(
+            edit(text, old, new, false),
+            Ok((Rung::Exact, want.to_owned())),
+            "{text:?}: {old:?} -> {new:?}"
+        );
+    }
+    assert_eq!(
+        edit("y\r\ny\n", "y", "p\nq", true),
+        Ok((Rung::Exact, "p\r\nq\r\np\nq\n".to_owned()))
+    );
+}
+
+#[test]
 fn multiple_exact_matches_stop_the_ladder() {
     assert_eq!(
         edit("same\nx\nsame\n", "same", "other", false),
@@ -160,7 +189,8 @@ mod properties {
     use super::*;
 
     proptest! {
-        /// Whatever the text, an exact unique edit changes only its span.
+        /// Whatever the text, an exact unique edit changes only its span, and the lines it
+        /// adds end like the line it is in (the file's ending when that line has none).
         #[test]
         fn bytes_outside_the_span_are_kept(
             before in "[a-c \t\r\n😀é]{0,40}",
@@ -172,6 +202,13 @@ mod properties {
             prop_assume!(text.matches(needle.as_str()).count() == 1);
             let (rung, out) = edit(&text, &needle, &replacement, false).unwrap();
             prop_assert_eq!(rung, Rung::Exact);
+            let ending = match after.find('\n') {
+                Some(at) if after[..at].ends_with('\r') => "\r\n",
+                Some(_) => "\n",
+                None if text.contains("\r\n") => "\r\n",
+                None => "\n",
+            };
+            let replacement = replacement.replace('\n', ending);
             prop_assert_eq!(out, format!("{before}{replacement}{after}"));
         }
 

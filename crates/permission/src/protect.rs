@@ -1,0 +1,261 @@
+//! Protected resources: writes that always ask, whatever the rules or saved approvals say.
+//!
+//! A tool that may write a configuration file could grant itself permission: with only `edit`
+//! allowed, writing `tackle.json` would allow everything on the next call. So an `edit`
+//! request (the [`SharedAction::Edit`] every file-changing tool declares) on a protected
+//! resource is always asked in [`Permission::assert`](crate::Permission::assert), the one place
+//! every such request passes: no allow rule and no saved approval pre-approves it, and a
+//! configured deny still blocks it.
+//!
+//! Protected are, by path component (ASCII case folded, so a case-insensitive file system
+//! cannot slip one through under another spelling): a file named `tackle.json`,
+//! `tackle.jsonc`, `opencode.json` or `opencode.jsonc` anywhere; anything under (or named)
+//! `.git`, `.tackle` or `.opencode` anywhere; and anything under the user's configuration
+//! and data directories ([`Protected::user_dirs`]: the data directory holds the saved
+//! approvals and the host's trust records, which would grant as much as a rule). Edit resources are canonical (relative inside the
+//! Location, absolute outside), so a symlink cannot disguise a protected target.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use tackle_tool_core::SharedAction;
+
+/// File names whose writes always ask, wherever they are.
+const CONFIG_FILES: [&str; 4] = [
+    "tackle.json",
+    "tackle.jsonc",
+    "opencode.json",
+    "opencode.jsonc",
+];
+
+/// Directory names whose contents' writes always ask, wherever they are.
+const CONTROL_DIRS: [&str; 3] = [".git", ".tackle", ".opencode"];
+
+/// Why a resource is protected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Protection {
+    /// A configuration file (`tackle.json`, `opencode.json`, ...); the name as written.
+    ConfigFile(String),
+    /// Inside a repository-control or configuration directory (`.git`, `.tackle`,
+    /// `.opencode`); the directory name as written.
+    ControlDir(String),
+    /// Inside one of the user's directories (configuration, or the data directory that holds
+    /// saved approvals and trust).
+    UserDir(PathBuf),
+}
+
+impl fmt::Display for Protection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ConfigFile(_) => f.write_str("a configuration file"),
+            Self::ControlDir(name) => write!(f, "inside {name}/"),
+            Self::UserDir(dir) => write!(f, "inside the user directory {}", dir.display()),
+        }
+    }
+}
+
+/// Which `edit` resources always ask. [`Protected::from_env`] is what
+/// [`Permission::new`](crate::Permission::new) uses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Protected {
+    /// The user's configuration and data directories, absolute (with their real paths too,
+    /// when they exist, since resources are canonical).
+    pub user_dirs: Vec<PathBuf>,
+}
+
+impl Protected {
+    /// The user's directories from an environment lookup: `tackle` and `opencode` under
+    /// `$XDG_CONFIG_HOME` and under `$HOME/.config`, and tackle's default data directory
+    /// (`$XDG_DATA_HOME/tackle`, `$HOME/.local/share/tackle`; on macOS `~/Library/Application
+    /// Support/tackle`; on Windows under `%APPDATA%` too). Pass `|key| std::env::var_os(key)`;
+    /// tests pass their own map.
+    pub fn from_env(get: impl Fn(&str) -> Option<OsString>) -> Self {
+        let absolute = |key: &str| {
+            get(key)
+                .map(PathBuf::from)
+                .filter(|path| path.is_absolute())
+        };
+        let home = absolute("HOME");
+        let mut config = Vec::new();
+        config.extend(absolute("XDG_CONFIG_HOME"));
+        config.extend(home.as_ref().map(|home| home.join(".config")));
+        let mut data = Vec::new();
+        data.extend(absolute("XDG_DATA_HOME"));
+        data.extend(home.as_ref().map(|home| home.join(".local").join("share")));
+        if cfg!(target_os = "macos") {
+            data.extend(home.map(|home| home.join("Library").join("Application Support")));
+        }
+        if cfg!(windows) {
+            config.extend(absolute("APPDATA"));
+            data.extend(absolute("APPDATA"));
+        }
+        let mut dirs = Vec::new();
+        for base in config {
+            dirs.push(base.join("tackle"));
+            dirs.push(base.join("opencode"));
+        }
+        dirs.extend(data.into_iter().map(|base| base.join("tackle")));
+        Self::with_user_dirs(dirs)
+    }
+
+    /// The same, with `dir` (and its real path) protected too: a host's own data directory
+    /// when it is not the default one.
+    #[must_use]
+    pub fn and_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        let more = Self::with_user_dirs([dir.into()]);
+        for dir in more.user_dirs {
+            if !self.user_dirs.contains(&dir) {
+                self.user_dirs.push(dir);
+            }
+        }
+        self
+    }
+
+    /// `dirs` (absolute) and, for those that exist, their real paths.
+    pub fn with_user_dirs(dirs: impl IntoIterator<Item = PathBuf>) -> Self {
+        let mut user_dirs: Vec<PathBuf> = Vec::new();
+        for dir in dirs {
+            // A directory reached through a symlink (a linked HOME, dotfiles in a repository)
+            // shows in canonical resources by its real path.
+            let real = std::fs::canonicalize(&dir).ok();
+            for path in std::iter::once(dir).chain(real) {
+                if path.is_absolute() && !user_dirs.contains(&path) {
+                    user_dirs.push(path);
+                }
+            }
+        }
+        Self { user_dirs }
+    }
+
+    /// Why `action` on `resource` always asks, or `None` when the rules decide alone.
+    pub fn check(&self, action: &str, resource: &str) -> Option<Protection> {
+        if action != SharedAction::Edit.as_str() {
+            return None;
+        }
+        let components: Vec<&str> = resource.split(['/', '\\']).collect();
+        if let Some(dir) = components
+            .iter()
+            .find(|c| CONTROL_DIRS.iter().any(|d| c.eq_ignore_ascii_case(d)))
+        {
+            return Some(Protection::ControlDir((*dir).to_owned()));
+        }
+        if let Some(name) = components
+            .last()
+            .filter(|c| CONFIG_FILES.iter().any(|f| c.eq_ignore_ascii_case(f)))
+        {
+            return Some(Protection::ConfigFile((*name).to_owned()));
+        }
+        let path = Path::new(resource);
+        self.user_dirs
+            .iter()
+            .find(|dir| path.is_absolute() && path.starts_with(dir))
+            .map(|dir| Protection::UserDir(dir.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checked(resource: &str) -> Option<String> {
+        let protected = Protected::with_user_dirs([PathBuf::from("/home/ann/.config/tackle")]);
+        protected
+            .check("edit", resource)
+            .map(|reason| reason.to_string())
+    }
+
+    #[test]
+    fn configuration_files_anywhere() {
+        for resource in [
+            "tackle.json",
+            "sub/dir/opencode.jsonc",
+            "/elsewhere/repo/TACKLE.JSON",
+            "a\\opencode.json",
+        ] {
+            assert!(checked(resource).is_some(), "{resource}");
+        }
+        assert_eq!(
+            checked("tackle.json").as_deref(),
+            Some("a configuration file")
+        );
+    }
+
+    #[test]
+    fn control_directories_anywhere() {
+        for resource in [
+            ".git",
+            ".git/config",
+            "vendor/lib/.git/hooks/pre-commit",
+            ".tackle/skills/x/SKILL.md",
+            ".OpenCode/agent.md",
+            "/other/.git/HEAD",
+        ] {
+            assert!(checked(resource).is_some(), "{resource}");
+        }
+        assert_eq!(
+            checked("a/.git/hooks/post-checkout").as_deref(),
+            Some("inside .git/")
+        );
+    }
+
+    #[test]
+    fn the_user_configuration() {
+        assert_eq!(
+            checked("/home/ann/.config/tackle/skills/a/SKILL.md").as_deref(),
+            Some("inside the user directory /home/ann/.config/tackle")
+        );
+        // A component boundary, not a string prefix; a relative resource is inside the
+        // Location.
+        assert_eq!(checked("/home/ann/.config/tackle2/x"), None);
+        assert_eq!(checked("home/ann/.config/tackle/x"), None);
+    }
+
+    #[test]
+    fn ordinary_files_and_other_actions_are_not_protected() {
+        for resource in [
+            "src/main.rs",
+            "tackle.json.bak",
+            "my-tackle.json",
+            ".github/workflows/ci.yml",
+            "git/config",
+            "*",
+        ] {
+            assert_eq!(checked(resource), None, "{resource}");
+        }
+        let protected = Protected::default();
+        assert_eq!(protected.check("read", "tackle.json"), None);
+        assert_eq!(protected.check("bash", ".git/config"), None);
+    }
+
+    #[test]
+    fn from_env_names_tackle_and_opencode_under_both_bases() {
+        let protected = Protected::from_env(|key| match key {
+            "XDG_CONFIG_HOME" => Some("/cfg".into()),
+            "XDG_DATA_HOME" => Some("/data".into()),
+            "HOME" => Some("/nonexistent-home-for-test".into()),
+            _ => None,
+        });
+        for dir in [
+            "/cfg/tackle",
+            "/cfg/opencode",
+            "/nonexistent-home-for-test/.config/tackle",
+            "/nonexistent-home-for-test/.config/opencode",
+            "/data/tackle",
+            "/nonexistent-home-for-test/.local/share/tackle",
+        ] {
+            assert!(
+                protected.user_dirs.contains(&PathBuf::from(dir)),
+                "{dir}: {:?}",
+                protected.user_dirs
+            );
+        }
+        // A relative value is ignored rather than read against the current directory.
+        let relative = Protected::from_env(|key| (key == "HOME").then(|| "home".into()));
+        assert!(relative.user_dirs.is_empty());
+        let more = relative.and_dir("/srv/tackle-data");
+        assert_eq!(more.user_dirs, [PathBuf::from("/srv/tackle-data")]);
+    }
+}
