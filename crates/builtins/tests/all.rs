@@ -18,6 +18,7 @@ mod bash_permission;
 #[cfg(feature = "bash")]
 mod bash_support;
 mod files;
+mod fuzz_regressions;
 mod interactive_support;
 mod question;
 #[cfg(feature = "search")]
