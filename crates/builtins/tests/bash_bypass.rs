@@ -296,6 +296,7 @@ fn substitutions_read_as_text_are_not_allowed() {
     for command in [
         "x=`echo; \\`echo rm\\` -f x`",
         "echo `echo \\`rm x\\``",
+        "x=`echo; r\\\\m x`",
         "cat <<-EOF\n\t$(set -- rm x; \"$@\")\n\tEOF",
         "cat <<-EOF\n\t$(rm x)\n\tEOF",
         "cat <<EOF\n`rm x`\nEOF",

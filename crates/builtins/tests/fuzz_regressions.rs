@@ -74,6 +74,8 @@ fn bash_lines_that_run_a_denied_command_are_not_allowed() {
         "sh +x -c \"rm x\"",
         // Nested backticks.
         "local_x=`echo; \\`echo rm\\` -f x`",
+        // An escaped backslash in backquotes (`r\\m` runs `rm`).
+        "local_x=`echo; r\\\\m`",
         // A substitution in a `<<-` here-document body.
         "cat <<-EOF\n\t$(set -- curl x; \"$@\")\n\tEOF",
         // `!` or `time` before a compound command hid the commands inside it.

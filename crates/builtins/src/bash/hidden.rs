@@ -1,12 +1,13 @@
 //! Command substitutions the grammar does not read as commands, though the shell runs them:
-//! backquotes nested with `\``, and substitutions in here-document bodies that stay plain
+//! backquotes whose text escapes `` ` ``, `\` or `$`, and substitutions in here-document bodies that stay plain
 //! text (any backquote, and `$(` on a `<<-` line after its tabs).
 
 use tree_sitter::Node;
 
-/// The script a backquoted substitution runs when it nests backquotes (`` `a \`b\`` ``): the
-/// shell removes the backslash before `` ` ``, `\` and `$` first, while the grammar keeps the
-/// inner backquotes as text. `None` for other substitutions, which the grammar reads right.
+/// The script a backquoted substitution runs when it escapes `` ` ``, `\` or `$` (nested
+/// backquotes `` `a \`b\`` ``, `` `r\\m` ``): the shell removes those backslashes first, while
+/// the grammar reads the text as it is. `None` for other substitutions, which the grammar
+/// reads right.
 pub(super) fn nested_backquotes(node: Node<'_>, src: &str) -> Option<String> {
     if node.kind() != "command_substitution" {
         return None;
@@ -14,7 +15,10 @@ pub(super) fn nested_backquotes(node: Node<'_>, src: &str) -> Option<String> {
     let inner = src[node.byte_range()]
         .strip_prefix('`')?
         .strip_suffix('`')?;
-    if !inner.contains("\\`") {
+    if !["\\`", "\\\\", "\\$"]
+        .iter()
+        .any(|escape| inner.contains(escape))
+    {
         return None;
     }
     let mut script = String::with_capacity(inner.len());
