@@ -416,6 +416,11 @@ pub(crate) fn read(
                 used += text.len() + budget.line_overhead;
                 page.invalid_utf8 |= invalid;
                 page.lines.push(text);
+                if used > budget.bytes {
+                    // A shortened first line keeps its marker even past the budget: it is the
+                    // page's only line (an empty line would fit no budget left).
+                    break;
+                }
             }
         }
     }

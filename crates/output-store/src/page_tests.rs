@@ -173,6 +173,20 @@ fn the_byte_budget_ends_a_page_and_a_long_first_line_is_shortened() {
     read_all(dir.path(), &reference, &body, 10, 1000);
 }
 
+/// Found by the `store_page` fuzz target: a shortened first line's marker is longer than a
+/// 10-byte budget, and an empty line after it was added with no overhead to stop it.
+#[test]
+fn a_shortened_first_line_is_alone_on_its_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = format!("{}\n\n\nlast\n", "a".repeat(300));
+    let reference = save(dir.path(), body.as_bytes(), 1 << 20);
+    let file = spill::open(dir.path(), &reference).unwrap();
+    let first = read(file, &reference, 1, PageLimits::new(50, 10, 0)).unwrap();
+    assert_eq!(first.lines.len(), 1, "{:?}", first.lines);
+    assert_eq!(first.clamped_lines, 1);
+    assert_eq!(first.next, Some(2));
+}
+
 #[test]
 fn capped_files_keep_original_line_numbers() {
     let dir = tempfile::tempdir().unwrap();
