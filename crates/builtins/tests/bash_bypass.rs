@@ -297,6 +297,9 @@ fn substitutions_read_as_text_are_not_allowed() {
         "x=`echo; \\`echo rm\\` -f x`",
         "echo `echo \\`rm x\\``",
         "x=`echo; r\\\\m x`",
+        // A newline inside a double-quoted `-c` string separates two commands.
+        "sh -c \"r\\\\m\nrm\"",
+        "sh -c \"echo\nrm x\"",
         "cat <<-EOF\n\t$(set -- rm x; \"$@\")\n\tEOF",
         "cat <<-EOF\n\t$(rm x)\n\tEOF",
         "cat <<EOF\n`rm x`\nEOF",
