@@ -8,9 +8,12 @@
 //!   (stable toolchain, `RUSTC_BOOTSTRAP=1`), must match its listing in `docs/api/`, so an API
 //!   change shows up in review; `--bless` rewrites the listings (see [`public_api`]).
 //! - `bench <name>`: the benchmarks that issues ask for, each against its named peer.
+//! - `fuzz [--seconds N] [--keep-going] [--build-only] [TARGET...]`: the cargo-fuzz targets of `fuzz/`, each
+//!   for N seconds (default 60), with the nightly toolchain (see [`fuzz`]).
 //!
 //! xtask is not part of the product; it may spawn processes and read the tree freely.
 
+mod fuzz;
 mod public_api;
 mod tidy;
 
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
             _ => Err(USAGE.to_owned()),
         },
         Some("bench") => bench(&root, &args[1..]),
+        Some("fuzz") => fuzz::run(&root, &args[1..]),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -40,7 +44,8 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <ci | tidy | public-api [--bless] | bench <name>>";
+const USAGE: &str = "usage: cargo xtask <ci | tidy | public-api [--bless] | bench <name> | \
+                     fuzz [--seconds N] [--keep-going] [--build-only] [TARGET...]>";
 
 /// A benchmark: `cargo xtask bench <name>` runs `cargo bench -p <package> --bench <target>`.
 ///

@@ -22,6 +22,7 @@ mod bash_support;
 mod compat;
 mod fault;
 mod files;
+mod fuzz_regressions;
 mod interactive_support;
 mod question;
 #[cfg(feature = "search")]

@@ -104,6 +104,16 @@ const BLOCKED: &[&str] = &[
     "PATH=\"$PWD/evil\"; ls",
     "declare -x PATH=evil:$PATH; ls",
     "readarray -t PATH <<< \"$PWD/evil\"; ls",
+    // `!` or `time` before a compound command (the grammar reads `{` and `}` as commands).
+    "! { rm victim; }",
+    "time { rm victim; }",
+    "! ( rm victim )",
+    "time ( rm victim )",
+    "time if true; then rm victim; fi",
+    "! if true; then rm victim; fi",
+    "! for v in victim; do rm $v; done",
+    "time while true; do rm victim; break; done",
+    "true && ! { curl -so marker {url}; }",
     // Defence in depth: a wrapper we do not know (`./run` runs its arguments).
     "./run rm victim",
     "./run -x /bin/rm victim",
@@ -222,6 +232,10 @@ fn allowed_commands_stay_allowed() {
         "nice cargo test",
         "printf '%s' \"$x\" | wc -l",
         "ls | while read -r line; do wc -l \"$line\"; done",
+        "time ls -la",
+        "! grep -q x y || ls",
+        "{ ls; wc -l x; }",
+        "! ls | grep x",
     ] {
         let planned = command_permission(command, &location, &cwd, None);
         assert!(planned.unresolved.is_empty(), "{command}: {planned:?}");
@@ -250,6 +264,60 @@ fn allows(command: &str) -> bool {
             .resources
             .iter()
             .all(|r| rules.evaluate("bash", r) == Effect::Allow)
+}
+
+/// `!` and `time` before a compound command: the commands inside it are resolved or the line
+/// is unresolved, never planned as `{ rm x` and `}`.
+#[test]
+fn compound_commands_after_bang_or_time_are_not_allowed() {
+    for command in [
+        "! { rm x; }",
+        "time { rm x; }",
+        "! ( rm x )",
+        "time ( rm x )",
+        "! if true; then rm x; fi",
+        "time if true; then rm x; fi",
+        "! for v in x; do rm x; done",
+        "time for v in x; do rm x; done",
+        "! while false; do rm x; done",
+        "time until true; do rm x; done",
+        "! case x in x) rm x;; esac",
+        "ls && ! { true; rm x; }",
+        "coproc { rm x; }",
+    ] {
+        assert!(!allows(command), "{command}");
+    }
+}
+
+/// Substitutions the grammar leaves as text though the shell runs them: nested backquotes, and
+/// here-document bodies. A quoted delimiter's body is not expanded, so it runs nothing.
+#[test]
+fn substitutions_read_as_text_are_not_allowed() {
+    for command in [
+        "x=`echo; \\`echo rm\\` -f x`",
+        "echo `echo \\`rm x\\``",
+        "x=`echo; r\\\\m x`",
+        // A newline inside a double-quoted `-c` string separates two commands.
+        "sh -c \"r\\\\m\nrm\"",
+        "sh -c \"echo\nrm x\"",
+        "cat <<-EOF\n\t$(set -- rm x; \"$@\")\n\tEOF",
+        "cat <<-EOF\n\t$(rm x)\n\tEOF",
+        "cat <<EOF\n`rm x`\nEOF",
+        "cat <<EOF\na `rm x` b\nEOF",
+    ] {
+        assert!(!allows(command), "{command}");
+    }
+    for command in [
+        "cat <<'EOF'\n$(rm x) `rm x`\nEOF",
+        "cat <<\"EOF\"\n`rm x`\nEOF",
+        "cat <<EOF\nhome: $HOME ${HOME}\nEOF",
+        "echo `echo ok`",
+    ] {
+        let dir = std::env::temp_dir();
+        let location = Location::new(&dir).unwrap();
+        let planned = command_permission(command, &location, &dir, None);
+        assert!(allows(command), "{command}: {planned:?}");
+    }
 }
 
 fn single_quoted(script: &str) -> String {

@@ -214,6 +214,21 @@ fn the_byte_budget_ends_a_page_and_a_long_line_continues_on_the_next() {
     read_all(dir.path(), &reference, &body, 10, 1000);
 }
 
+/// Found by the `store_page` fuzz target: a long first line over a 10-byte budget, then empty
+/// lines that cost no bytes of content. The cut line is alone on its page, and paging with
+/// that budget still reaches every byte.
+#[test]
+fn a_cut_first_line_is_alone_on_its_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = format!("{}\n\n\nlast\n", "a".repeat(300));
+    let reference = save(dir.path(), body.as_bytes(), 1 << 20);
+    let first = try_page_at(dir.path(), &reference, (1, 1), 50, 10).unwrap();
+    assert_eq!(first.lines.len(), 1, "{:?}", first.lines);
+    assert_eq!(first.next, Some(1));
+    assert!(first.next_column.is_some());
+    read_all(dir.path(), &reference, &body, 50, 10);
+}
+
 #[test]
 fn a_cut_never_splits_a_character_and_columns_count_characters() {
     let dir = tempfile::tempdir().unwrap();

@@ -26,6 +26,7 @@
 mod capture;
 mod env;
 mod group;
+mod hidden;
 mod launchers;
 mod normalize;
 mod output;

@@ -12,6 +12,7 @@ use std::cell::RefCell;
 
 use tree_sitter::{Node, Parser, Tree};
 
+use super::hidden;
 use super::words::{Word, word};
 
 /// How deep `sh -c '...'` scripts are followed before giving up.
@@ -155,6 +156,13 @@ impl Walker {
             );
         }
         let level = level + 1;
+        if let Some(script) = hidden::nested_backquotes(node, ctx.src) {
+            // A substitution runs in a subshell: a `cd` in it does not move the rest.
+            let saved = self.cwds.clone();
+            self.script(&script, ctx.depth + 1);
+            self.cwds = saved;
+            return;
+        }
         match node.kind() {
             "command" => self.command(node, ctx, level),
             "declaration_command" | "unset_command" => {
@@ -180,6 +188,15 @@ impl Walker {
             }
             "variable_assignment" => {
                 self.assignment(node, ctx);
+                self.children(node, ctx, level);
+            }
+            "heredoc_redirect" => {
+                if hidden::heredoc_substitution(node, ctx.src) {
+                    self.unresolved(
+                        &ctx.src[node.byte_range()],
+                        "a here-document runs a command substitution that cannot be checked",
+                    );
+                }
                 self.children(node, ctx, level);
             }
             // Each part of a pipeline, and every substitution, runs in a subshell: a `cd` in it
@@ -365,6 +382,38 @@ pub(super) fn dangerous_variable(name: &str) -> bool {
         "PATH" | "BASH_ENV" | "ENV" | "IFS" | "SHELLOPTS" | "BASHOPTS" | "PROMPT_COMMAND" | "PS4"
     ) || name.starts_with("LD_")
         || name.starts_with("DYLD_")
+}
+
+/// Why a command named by a shell keyword is unresolved.
+pub(super) const MISREAD_KEYWORD: &str =
+    "a shell keyword is read as a command name, so the commands around it are not known";
+
+/// Shell keywords that can never name a command the grammar understood. The grammar reads
+/// some compound commands as simple ones (`! { rm x; }` as the commands `{ rm x` and `}`,
+/// `time for ...` likewise), hiding the commands inside them: such a line is not resolved.
+pub(super) fn misread_keyword(name: &str) -> bool {
+    matches!(
+        name,
+        "{" | "}"
+            | "!"
+            | "if"
+            | "then"
+            | "elif"
+            | "else"
+            | "fi"
+            | "for"
+            | "select"
+            | "while"
+            | "until"
+            | "do"
+            | "done"
+            | "case"
+            | "esac"
+            | "in"
+            | "function"
+            | "[["
+            | "]]"
+    )
 }
 
 /// True when a builtin that assigns the variables named in its arguments (`read PATH`,

@@ -121,13 +121,25 @@ impl Builder {
 
     /// A double-quoted string: static when it holds only text.
     fn string(&mut self, node: Node<'_>, src: &str) {
+        // The grammar leaves a newline inside the quotes out of every child: keep the text
+        // between children (after the opening quote, before the closing one) as it is.
+        let raw = &src[node.byte_range()];
+        let mut at = node.start_byte() + raw.find('"').map_or(0, |quote| quote + 1);
+        let end = node.end_byte() - usize::from(raw.len() > 1 && raw.ends_with('"'));
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
+            if let Some(gap) = src.get(at..child.start_byte()) {
+                self.text.push_str(gap);
+            }
+            at = child.end_byte();
             match child.kind() {
                 "string_content" => unescape_double(&src[child.byte_range()], &mut self.text),
                 "string" => self.string(child, src),
                 _ => self.is_static = false,
             }
+        }
+        if let Some(gap) = src.get(at..end) {
+            self.text.push_str(gap);
         }
     }
 

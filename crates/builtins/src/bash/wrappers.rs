@@ -9,7 +9,9 @@
 use super::launchers::{
     SCRIPT_FILE, env_options, filled_at_run_time, shell_options, xargs_placeholder,
 };
-use super::parse::{PathKind, Walker, dangerous_variable, sets_dangerous_variable};
+use super::parse::{
+    MISREAD_KEYWORD, PathKind, Walker, dangerous_variable, misread_keyword, sets_dangerous_variable,
+};
 use super::words::{OptionWord, Word, options_end};
 
 /// Shells whose `-c` string is a script in (close enough to) our grammar.
@@ -118,6 +120,7 @@ impl Walker {
             "fish" if args.iter().any(|a| a.text.starts_with('-')) => {
                 self.unresolved(text, "fish scripts cannot be checked");
             }
+            _ if misread_keyword(&name.text) => self.unresolved(text, MISREAD_KEYWORD),
             _ if sets_dangerous_variable(&program, args) => {
                 self.unresolved(text, "it sets a variable that decides which program runs");
             }
