@@ -20,6 +20,8 @@ mod budget;
 mod find;
 mod glob;
 mod grep;
+mod grep_text;
+mod hits;
 mod pattern;
 mod report;
 mod scan;
@@ -31,9 +33,12 @@ pub use budget::DEFAULT_BUDGET;
 pub(crate) use glob::glob_tool;
 pub use glob::{DEFAULT_GLOB_LIMIT, GlobInput, GlobOutput};
 pub(crate) use grep::grep_tool;
-pub use grep::{ClippedLine, DEFAULT_GREP_LIMIT, GrepInput, GrepMatch, GrepOutput};
+pub use grep::{
+    ClippedLine, ContextLines, DEFAULT_GREP_LIMIT, GrepFile, GrepInput, GrepMatch, GrepOutput,
+    MAX_CONTEXT_LINES, OutputMode,
+};
+pub use hits::MAX_LINE_CHARS;
 pub use report::{SkippedLink, SkippedPaths};
-pub use scan::MAX_LINE_CHARS;
 pub use scope::SearchSettings;
 
 pub(crate) use budget::Budget;

@@ -87,26 +87,49 @@ fn normalize(pattern: &str, root: &Path) -> Result<String, ToolFailure> {
     Ok(out)
 }
 
+/// How grep reads its pattern.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct RegexOptions {
+    /// Letters match either case (`rg -i`).
+    pub(crate) ignore_case: bool,
+    /// The pattern is a plain string, not a regex (`rg -F`).
+    pub(crate) literal: bool,
+    /// A match may span lines and `.` matches a newline (`rg -U --multiline-dotall`).
+    pub(crate) multiline: bool,
+}
+
 /// Compiles a grep pattern (Rust `regex` syntax, one line at a time, case-sensitive, like
 /// `rg`). An invalid pattern is a failure that says it is the pattern's fault.
-pub(crate) fn regex(pattern: &str) -> Result<RegexMatcher, ToolFailure> {
+pub(crate) fn regex(pattern: &str, options: RegexOptions) -> Result<RegexMatcher, ToolFailure> {
     if pattern.is_empty() {
         return Err(ToolFailure::new(
             "Invalid regex pattern: the pattern is empty",
         ));
     }
-    RegexMatcherBuilder::new()
-        .line_terminator(Some(b'\n'))
-        .build(pattern)
-        .map_err(|err| {
-            // grep-regex reports syntax errors against its own wrapped pattern (`(?:...)`);
-            // the parser's own report points into the pattern the model wrote.
-            let detail = match regex_syntax::Parser::new().parse(pattern) {
-                Err(syntax) => syntax.to_string(),
-                Ok(_) => err.to_string(),
-            };
-            ToolFailure::new(format!("Invalid regex pattern {pattern:?}: {detail}"))
-        })
+    let mut builder = RegexMatcherBuilder::new();
+    // `^` and `$` anchor at line boundaries, as in rg, also when a match may span lines.
+    builder
+        .multi_line(true)
+        .case_insensitive(options.ignore_case)
+        .fixed_strings(options.literal);
+    if options.multiline {
+        builder.dot_matches_new_line(true);
+    } else {
+        builder.line_terminator(Some(b'\n'));
+    }
+    builder.build(pattern).map_err(|err| {
+        // grep-regex reports syntax errors against its own wrapped pattern (`(?:...)`);
+        // the parser's own report points into the pattern the model wrote.
+        let detail = match regex_syntax::Parser::new().parse(pattern) {
+            Err(syntax) if !options.literal => syntax.to_string(),
+            // What parses but is refused is a pattern that can match a line break.
+            _ if !options.multiline => {
+                format!("{err}; set `multiline` to match across lines")
+            }
+            _ => err.to_string(),
+        };
+        ToolFailure::new(format!("Invalid regex pattern {pattern:?}: {detail}"))
+    })
 }
 
 #[cfg(test)]
@@ -163,7 +186,7 @@ mod tests {
             err.message.starts_with("Invalid glob pattern \"a{b\": "),
             "{err}"
         );
-        let err = regex("foo(").unwrap_err();
+        let err = regex("foo(", RegexOptions::default()).unwrap_err();
         assert!(
             err.message.starts_with("Invalid regex pattern \"foo(\": "),
             "{err}"
