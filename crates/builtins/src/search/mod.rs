@@ -8,7 +8,8 @@
 //!
 //! Invariants:
 //! - glob and grep see the same files: ignore files respected (also outside a git
-//!   repository), hidden files included except `.git`, symlinks followed only when their real
+//!   repository), hidden files included except `.git` (glob lists them only when its pattern
+//!   names them with a leading dot), symlinks followed only when their real
 //!   target stays inside the boundary (loops detected), links leading outside reported and
 //!   never followed;
 //! - results are ordered by modification time, newest first, ties by path; the model text

@@ -118,7 +118,7 @@ enum Opened<'c, 'b> {
 /// Searches every file under the directory `root` (absolute), with the walk policy of
 /// [`walk`] and `boundary` (canonical) as the limit for symlinks.
 pub(crate) fn scan_dir(root: &Path, boundary: &Path, query: &Query<'_>) -> Scan {
-    let (walker, rejected) = walk::parallel(root, boundary);
+    let (walker, rejected) = walk::parallel(root, boundary, true);
     let shared = Mutex::new(Pending::default());
     let mut builder = Builder {
         root,
