@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use super::grep::{GrepMatch, GrepOutput};
+use super::grep_output::{GrepMatch, GrepOutput};
 use super::hits::Mode;
 use super::report::{self, Base, plural};
 

@@ -21,6 +21,7 @@ mod budget;
 mod find;
 mod glob;
 mod grep;
+mod grep_output;
 mod grep_text;
 mod hits;
 mod pattern;
@@ -34,10 +35,8 @@ pub use budget::DEFAULT_BUDGET;
 pub(crate) use glob::glob_tool;
 pub use glob::{DEFAULT_GLOB_LIMIT, GlobInput, GlobOutput};
 pub(crate) use grep::grep_tool;
-pub use grep::{
-    ClippedLine, ContextLines, DEFAULT_GREP_LIMIT, GrepFile, GrepInput, GrepMatch, GrepOutput,
-    MAX_CONTEXT_LINES, OutputMode,
-};
+pub use grep::{ContextLines, DEFAULT_GREP_LIMIT, GrepInput, MAX_CONTEXT_LINES, OutputMode};
+pub use grep_output::{ClippedLine, GrepFile, GrepMatch, GrepOutput};
 pub use hits::MAX_LINE_CHARS;
 pub use report::{SkippedLink, SkippedPaths};
 pub use scope::SearchSettings;
