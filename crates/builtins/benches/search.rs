@@ -2,7 +2,8 @@
 //!
 //! - Large tree: the crate sources cargo unpacked under `$CARGO_HOME/registry/src` (a real,
 //!   varied source tree that exists once the workspace is built). grep of a literal and of a
-//!   regex with no limit vs `rg --json`, and glob vs `rg --files --glob`, with the same
+//!   regex with no limit vs `rg --json`, a literal with two lines of context vs `rg -C2`, and
+//!   glob vs `rg --files --glob`, with the same
 //!   traversal flags (hidden files, symlinks followed, ignore files outside git, no `.git`).
 //! - Small tree (generated here): the per-call latency of a whole `settle` vs spawning `rg`.
 //!
@@ -100,6 +101,35 @@ fn main() {
         );
         worst = worse(worst, ratio);
     }
+    // Context as models ask for it (`context: 2`) against `rg -C2`, which prints the lines.
+    let input = json!({"pattern": "PhantomData", "context": 2, "limit": NO_LIMIT});
+    let rg_args = [
+        "--no-config",
+        "-n",
+        "--null",
+        "-C2",
+        "--hidden",
+        "--follow",
+        "--no-require-git",
+        "--no-messages",
+        "--glob=!**/.git/**",
+        "--",
+        "PhantomData",
+        ".",
+    ];
+    let ratio = compare(
+        "grep -C2",
+        LARGE_RUNS,
+        || {
+            tools.call(&runtime, "grep", &input)["totalMatches"]
+                .as_u64()
+                .unwrap()
+        },
+        rg.as_ref()
+            .map(|rg| move || count_match_lines(&run_rg(rg, large, &rg_args))),
+        1.0,
+    );
+    worst = worse(worst, ratio);
     let input = json!({"pattern": "*.rs", "limit": NO_LIMIT});
     let rg_args = [
         "--no-config",
@@ -375,6 +405,17 @@ fn run_rg(rg: &Path, dir: &Path, args: &[&str]) -> Vec<u8> {
 fn count_lines(out: &[u8], prefix: &str) -> u64 {
     out.split(|b| *b == b'\n')
         .filter(|line| !line.is_empty() && line.starts_with(prefix.as_bytes()))
+        .count() as u64
+}
+
+/// The match lines of `rg -n --null` output (`path\0N:text`; context lines are `path\0N-text`).
+fn count_match_lines(out: &[u8]) -> u64 {
+    out.split(|b| *b == b'\n')
+        .filter_map(|line| {
+            let at = line.iter().position(|b| *b == 0)?;
+            line[at + 1..].iter().find(|b| !b.is_ascii_digit()).copied()
+        })
+        .filter(|after| *after == b':')
         .count() as u64
 }
 

@@ -22,7 +22,7 @@ async fn pwd_reports_the_real_cwd_and_asserts_the_command() {
     );
     assert_eq!(
         out.structured,
-        json!({"command": "pwd", "cwd": root, "shell": "/bin/sh", "exitCode": 0,
+        json!({"command": "pwd", "cwd": root, "shell": BashOptions::default().shell, "exitCode": 0,
                "output": format!("{root}\n"), "truncated": false})
     );
     assert_eq!(
@@ -268,7 +268,9 @@ async fn a_timeout_is_a_successful_result_with_the_partial_output() {
     let started = Instant::now();
     let out = settle(
         &bash.tool,
-        json!({"command": "echo started; sleep 60", "timeout": 300}),
+        // Not last in the line, so no shell runs `sleep` in its own place: it is a child left
+        // running at the timeout.
+        json!({"command": "echo started; sleep 60; echo never", "timeout": 300}),
     )
     .await
     .unwrap();
@@ -285,13 +287,12 @@ async fn a_timeout_is_a_successful_result_with_the_partial_output() {
         .await
         .unwrap();
     assert_eq!(out.structured["command"], "sleep 60");
+    // bash runs a line's last command in its own place: `sleep` is the command's process,
+    // stopped at the timeout, not a process left over.
     assert_eq!(
         out.structured["output"],
         "Command exceeded timeout of 200 ms. Retry with a larger timeout if the command is \
-         expected to take longer.\n\n[terminated 1 process at the timeout: sleep 60 (pid "
-            .to_owned()
-            + &out.structured["terminated"][0]["pid"].to_string()
-            + ")]"
+         expected to take longer."
     );
 }
 
@@ -528,7 +529,38 @@ async fn the_definition_has_no_background_parameter() {
             .is_none()
     );
     insta::assert_json_snapshot!(definition.input_schema);
-    assert_snapshot!(definition.description);
+    // The default shell is the host's bash, wherever it is installed.
+    let shell = BashOptions::default().shell;
+    assert_snapshot!(
+        definition
+            .description
+            .replace(&*shell.to_string_lossy(), "[SHELL]")
+    );
+}
+
+#[tokio::test]
+async fn the_default_shell_is_bash() {
+    if !std::path::Path::new("/bin/bash").exists() {
+        eprintln!("no bash on this host: the default is /bin/sh, and this test is skipped");
+        return;
+    }
+    let bash = bash();
+    let shell = BashOptions::default().shell;
+    assert_eq!(shell.file_name().unwrap(), "bash", "{}", shell.display());
+    // What models write, and dash refuses.
+    for (command, expected) in [
+        ("echo {1..3}", "1 2 3\n"),
+        ("[[ abc == a* ]] && echo yes", "yes\n"),
+        ("a=(x y z); echo ${#a[@]} ${a[1]}", "3 y\n"),
+        ("set -o pipefail; false | true; echo $?", "1\n"),
+        ("echo $'tab\\there' | cat -A", "tab^Ihere$\n"),
+    ] {
+        let out = settle(&bash.tool, json!({"command": command}))
+            .await
+            .unwrap();
+        assert_eq!(out.structured["output"], expected, "{command}");
+        assert_eq!(out.structured["shell"], shell.to_string_lossy().as_ref());
+    }
 }
 
 #[tokio::test]

@@ -151,7 +151,7 @@ async fn an_endless_writer_is_stopped_at_the_timeout_with_counted_output() {
 #[tokio::test]
 async fn a_process_ignoring_term_is_killed_after_the_grace_period() {
     let started = Instant::now();
-    let out = returns_and_leaves_nothing("trap '' TERM; sleep 1000", 500).await;
+    let out = returns_and_leaves_nothing("trap '' TERM; sleep 1000; :", 500).await;
     assert!(
         started.elapsed() >= FORCE_KILL_AFTER,
         "killed before the grace period"

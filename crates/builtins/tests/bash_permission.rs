@@ -478,3 +478,67 @@ async fn unresolved_parts_ask_even_when_every_command_is_allowed() {
         assert_eq!(got, *decision, "{command}");
     }
 }
+
+/// What everyday commands ask and warn (issue 15): the null device, descriptor duplications
+/// and device files are no external directories, and a warning names a real directory.
+#[tokio::test]
+async fn everyday_commands_ask_and_warn_only_about_real_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap().join("project");
+    fs::create_dir(&root).unwrap();
+    fs::create_dir(root.parent().unwrap().join("outside")).unwrap();
+    let location = Location::new(&root).unwrap();
+    let mut report = String::new();
+    for command in [
+        "echo x > /dev/null",
+        "ls 2>&1",
+        "make >/dev/null 2>&1",
+        "cat /dev/stdin < /dev/zero | head -c 1",
+        "ls /nonexistent",
+        "cd /usr/share && ls",
+        "echo x > /etc/foo",
+        "cat /etc/passwd",
+        "ls /usr/share",
+    ] {
+        let planned = command_permission(command, &location, &root, None);
+        report.push_str(&format!(
+            "{command}\n  external_directory: {:?}\n  warnings: {:?}\n",
+            planned.external_directories,
+            planned
+                .warnings
+                .iter()
+                .map(|w| w.split(". ").next().unwrap_or_default())
+                .collect::<Vec<_>>()
+        ));
+    }
+    let report = report.replace(&*root.parent().unwrap().to_string_lossy(), "[TMP]");
+    insta::assert_snapshot!(report, @r#"
+    echo x > /dev/null
+      external_directory: []
+      warnings: []
+    ls 2>&1
+      external_directory: []
+      warnings: []
+    make >/dev/null 2>&1
+      external_directory: []
+      warnings: []
+    cat /dev/stdin < /dev/zero | head -c 1
+      external_directory: []
+      warnings: []
+    ls /nonexistent
+      external_directory: []
+      warnings: []
+    cd /usr/share && ls
+      external_directory: ["/usr/share/*"]
+      warnings: []
+    echo x > /etc/foo
+      external_directory: ["/etc/*"]
+      warnings: []
+    cat /etc/passwd
+      external_directory: []
+      warnings: ["Command argument references external directory /etc/*"]
+    ls /usr/share
+      external_directory: []
+      warnings: ["Command argument references external directory /usr/share/*"]
+    "#);
+}

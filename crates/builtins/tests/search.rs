@@ -3,5 +3,7 @@
 mod fixture;
 mod glob;
 mod grep;
+mod grep_options;
 mod policy;
 mod properties;
+mod rg_agreement;

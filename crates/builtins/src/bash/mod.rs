@@ -34,6 +34,7 @@ mod parse;
 mod policy;
 mod process;
 mod secrets;
+mod shell;
 mod supervise;
 mod tree;
 mod words;
@@ -111,7 +112,8 @@ impl TryFrom<u64> for TimeoutMs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct BashOptions {
-    /// The shell given `-c <command>` (the configured `shell`; default `/bin/sh`).
+    /// The shell given `-c <command>` (the configured `shell`; default `bash` from the host's
+    /// `PATH`, then `/bin/bash`, and `/bin/sh` only where there is no bash).
     pub shell: PathBuf,
     /// Names, or `*` patterns, of environment variables that commands see unchanged even when
     /// they look like credentials, by name or by value, or hold a URL with a password
@@ -126,7 +128,7 @@ pub struct BashOptions {
 impl Default for BashOptions {
     fn default() -> Self {
         Self {
-            shell: PathBuf::from("/bin/sh"),
+            shell: shell::default_shell(std::env::var_os("PATH").as_deref()),
             env_allow: Vec::new(),
             env: None,
             capture_limit: MAX_CAPTURE_BYTES,
@@ -174,7 +176,7 @@ reported, not treated as a failure.\n\
 - Environment variables that look like credentials (by name or by value) are removed, and \
 passwords are removed from URLs.\n\
 - Prefer the read, edit, write, glob and grep tools for reading, changing and finding files.",
-        shell = shell.display()
+        shell = shell::named(shell)
     )
 }
 

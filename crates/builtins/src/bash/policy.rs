@@ -243,16 +243,33 @@ fn warnings(command: &str, cwd: &Path, asked: &BTreeSet<String>) -> Vec<String> 
             continue;
         }
         let absolute = location::normalize(path);
-        let inside = location::real_path(&absolute)
+        // The null device, the standard streams and other device files are no directory.
+        if is_device(&absolute) {
+            continue;
+        }
+        let real = location::real_path(&absolute);
+        let inside = real
+            .as_ref()
             .map(|real| location::contains(cwd, &real.canonical))
             .unwrap_or(false);
         if inside {
             continue;
         }
-        let parent = absolute.parent().unwrap_or(&absolute);
-        let directory = location::real_path(parent)
-            .map(|real| real.canonical)
-            .unwrap_or_else(|_| parent.to_path_buf());
+        // A directory argument is the directory warned about (as `cd` asks about it), anything
+        // else its parent.
+        let directory = match real {
+            Ok(real) if real.kind == Some(EntryKind::Directory) => real.canonical,
+            _ => {
+                let parent = absolute.parent().unwrap_or(&absolute);
+                location::real_path(parent)
+                    .map(|real| real.canonical)
+                    .unwrap_or_else(|_| parent.to_path_buf())
+            }
+        };
+        // `/*` names no directory worth a warning (`ls /nonexistent`).
+        if directory.parent().is_none() {
+            continue;
+        }
         let pattern = pattern(&directory);
         if asked.contains(&pattern) || !seen.insert(pattern.clone()) {
             continue;
@@ -262,6 +279,16 @@ fn warnings(command: &str, cwd: &Path, asked: &BTreeSet<String>) -> Vec<String> 
         ));
     }
     out
+}
+
+/// True for paths under `/dev` and for device files, pipes and sockets anywhere.
+fn is_device(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    path.starts_with("/dev")
+        || std::fs::metadata(path).is_ok_and(|m| {
+            let kind = m.file_type();
+            kind.is_char_device() || kind.is_block_device() || kind.is_fifo() || kind.is_socket()
+        })
 }
 
 /// Tokens as the regex `(?:[^\s"']+|"[^"]*"|'[^']*')+` finds them.

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 
 use super::Budget;
-use super::pattern::Glob;
+use super::pattern::Listing;
 use super::shown;
 use super::walk::{self, Skipped};
 
@@ -56,16 +56,17 @@ fn order(files: &mut [FoundFile]) {
     files.sort_unstable_by(|a, b| newest_first((&a.modified, &a.path), (&b.modified, &b.path)));
 }
 
-/// Lists the files under the directory `root` (absolute) that match `glob`, following the
-/// walk policy of [`walk`] with `boundary` (canonical) as the limit for symlinks.
+/// Lists the files (or, for a pattern ending in `/`, the directories) under the directory
+/// `root` (absolute) that `glob` lists, following the walk policy of [`walk`] with `boundary`
+/// (canonical) as the limit for symlinks.
 pub(crate) fn find(
     root: &Path,
     boundary: &Path,
-    glob: &Glob,
+    glob: &Listing,
     limit: Option<usize>,
     budget: &Budget,
 ) -> Found {
-    let (walker, rejected) = walk::parallel(root, boundary);
+    let (walker, rejected) = walk::parallel(root, boundary, glob.names_hidden());
     let shared = Mutex::new(Found::default());
     let mut walk = Walk {
         root,
@@ -95,7 +96,7 @@ pub(crate) fn find(
 struct Walk<'a> {
     root: &'a Path,
     boundary: &'a Path,
-    glob: &'a Glob,
+    glob: &'a Listing,
     limit: Option<usize>,
     budget: &'a Budget,
     shared: &'a Mutex<Found>,
@@ -118,7 +119,13 @@ struct Visitor<'a> {
 
 impl Visitor<'_> {
     fn consider(&mut self, entry: DirEntry) {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
+        let wanted = if self.walk.glob.directories {
+            // The search root itself is never a result (`below` refuses it).
+            entry.file_type().is_some_and(|t| t.is_dir())
+        } else {
+            entry.file_type().is_some_and(|t| t.is_file())
+        };
+        if !wanted {
             return;
         }
         let Some(relative) = walk::below(self.walk.root, entry.path()) else {

@@ -12,7 +12,7 @@ use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError, ToolFailure}
 
 use super::Budget;
 use super::find::find;
-use super::pattern::Glob;
+use super::pattern::Listing;
 use super::report::{self, Base, SkippedPaths};
 use super::scope::{self, Services, path_argument};
 use crate::blocking::blocking;
@@ -23,9 +23,11 @@ pub const DEFAULT_GLOB_LIMIT: usize = 100;
 
 const DESCRIPTION: &str = "Find files by name with a glob pattern, e.g. `**/*.rs` or \
 `src/**/*.{ts,tsx}`. A pattern without `/` matches file names at any depth (`*.md`); a pattern \
-with `/` is matched from the search directory. Files ignored by .gitignore/.ignore are skipped; \
-hidden files are included (except .git). Returns absolute paths, most recently modified first. \
-Use grep to search file contents.";
+with `/` is matched from the search directory; a pattern ending in `/` lists directories \
+(`tests/`, `src/*/`). Files ignored by .gitignore/.ignore are skipped. Hidden files and \
+directories (names starting with `.`) are left out, as `rg --files` does, unless the pattern \
+names them with a leading dot (`.*`, `.github/**`, `**/.env`); .git is never listed. Returns \
+absolute paths, most recently modified first. Use grep to search file contents.";
 
 /// The input of `glob`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -44,7 +46,7 @@ pub struct GlobInput {
 #[serde(rename_all = "camelCase")]
 pub struct GlobOutput {
     /// The matching files, newest first: paths relative to the working directory (absolute
-    /// outside it).
+    /// outside it); directories, listed for a pattern ending in `/`, end in `/`.
     pub files: Vec<String>,
     /// How many files matched in all; more than `files` holds when `truncated`.
     pub total: usize,
@@ -87,7 +89,8 @@ impl Execute for GlobTool {
                 .into());
             }
         }
-        let glob = Glob::new(&input.pattern, &scope.root)?;
+        let glob = Listing::new(&input.pattern, &scope.root)?;
+        let directories = glob.directories;
         let limit = input.limit.map_or(DEFAULT_GLOB_LIMIT, NonZeroUsize::get);
         let budget_limit = self.services.settings.budget;
         let budget = Budget::new(budget_limit, Some(ctx.cancel.clone()));
@@ -98,7 +101,13 @@ impl Execute for GlobTool {
             files: found
                 .files
                 .iter()
-                .map(|f| scope.base.relative(&f.path))
+                .map(|f| {
+                    let mut path = scope.base.relative(&f.path);
+                    if directories {
+                        path.push('/');
+                    }
+                    path
+                })
                 .collect(),
             total: found.total,
             truncated: found.total > found.files.len(),

@@ -1,19 +1,21 @@
 //! The `grep` tool (reference GR1–GR7 with the legacy V1 text): lines matching a regex, files
 //! newest first, long lines clamped with a column marker.
 
-use std::fmt::Write as _;
 use std::num::NonZeroUsize;
-use std::time::Duration;
 
+use grep_regex::RegexMatcher;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use tackle_permission::Request;
 use tackle_tool_core::{Context, Execute, Rendered, Tool, ToolError, ToolFailure};
 
 use super::Budget;
-use super::pattern::{self, Glob};
-use super::report::{self, Base, SkippedPaths, plural};
+use super::grep_output::{ClippedLine, GrepFile, GrepMatch, GrepOutput};
+use super::grep_text as text;
+use super::hits::Mode;
+use super::pattern::{self, Glob, RegexOptions};
+use super::report::{Base, SkippedPaths};
 use super::scan::{self, Query, Scan};
 use super::scope::{self, Services, path_argument};
 use crate::blocking::blocking;
@@ -23,11 +25,17 @@ use crate::location::EntryKind;
 pub const DEFAULT_GREP_LIMIT: usize = 100;
 
 const DESCRIPTION: &str = "Search file contents with a regular expression (Rust regex syntax, \
-case-sensitive; use (?i) for case-insensitive), one line at a time. `path` is a directory (searched \
-recursively) or a single file; `include` filters files by glob (e.g. `*.rs`, `*.{ts,tsx}`). \
-Files ignored by .gitignore/.ignore and binary files are skipped; hidden files are included \
-(except .git). Returns matching lines grouped by file, most recently modified files first, with \
-line numbers. Use glob to find files by name.";
+as in ripgrep; case-sensitive unless `ignoreCase`), one line at a time unless `multiline`. \
+`path` is a directory (searched recursively) or a single file; `include` filters files by glob \
+(e.g. `*.rs`, `*.{ts,tsx}`). Files ignored by .gitignore/.ignore and binary files are skipped; \
+hidden files are included (except .git). Returns matching lines grouped by file, most recently \
+modified files first, with line numbers; with `context`/`before`/`after` the lines are shown \
+as ripgrep prints them (`path:line:match`, `path-line-context`, `--` between groups). \
+`outputMode` `files_with_matches` lists only the files, `count` the matches per file. Use glob \
+to find files by name.";
+
+/// The most lines of context a call may ask for on each side of a match.
+pub const MAX_CONTEXT_LINES: u32 = 1000;
 
 /// The input of `grep`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -40,56 +48,80 @@ pub struct GrepInput {
     /// Only search files whose path matches this glob (e.g. `*.rs`).
     #[schemars(extend("x-aliases" = ["glob"]))]
     pub include: Option<String>,
-    /// The maximum number of matching lines to return (default 100).
+    /// The maximum number of results to return (default 100): matches in `content` mode,
+    /// files in the other modes.
+    #[serde(default)]
     #[schemars(extend("x-aliases" = ["head_limit"]))]
     pub limit: Option<NonZeroUsize>,
+    /// Match letters of either case (like `rg -i`). Default false.
+    #[serde(default, rename = "ignoreCase")]
+    #[schemars(extend("x-aliases" = ["-i", "ignore_case"]))]
+    pub ignore_case: Option<bool>,
+    /// Search for `pattern` as a plain string, not a regex (like `rg -F`). Default false.
+    #[serde(default)]
+    pub literal: Option<bool>,
+    /// Lines to show before and after each match (like `rg -C`; `content` mode only).
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", range(max = 1000))]
+    #[schemars(extend("x-aliases" = ["-C"]))]
+    pub context: Option<ContextLines>,
+    /// Lines to show before each match (like `rg -B`); overrides `context` on that side.
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", range(max = 1000))]
+    #[schemars(extend("x-aliases" = ["-B"]))]
+    pub before: Option<ContextLines>,
+    /// Lines to show after each match (like `rg -A`); overrides `context` on that side.
+    #[serde(default)]
+    #[schemars(with = "Option<u32>", range(max = 1000))]
+    #[schemars(extend("x-aliases" = ["-A"]))]
+    pub after: Option<ContextLines>,
+    /// Let a match span lines, with `.` matching newlines too (like `rg -U
+    /// --multiline-dotall`). Default false.
+    #[serde(default)]
+    pub multiline: Option<bool>,
+    /// What to return: `content` (matching lines, the default), `files_with_matches` (only
+    /// the paths of matching files) or `count` (the number of matches per file).
+    #[serde(default, rename = "outputMode")]
+    #[schemars(extend("x-aliases" = ["output_mode"]))]
+    pub output_mode: Option<OutputMode>,
 }
 
-/// One matching line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct GrepMatch {
-    /// The file, relative to the working directory (absolute outside it).
-    pub path: String,
-    /// The 1-based line number.
-    pub line: u64,
-    /// The line without its line ending; only the shown window when `clipped`.
-    pub text: String,
-    /// Present when the line was longer than 2000 characters and only a window is shown.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub clipped: Option<ClippedLine>,
+/// A number of context lines: at most [`MAX_CONTEXT_LINES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "u32")]
+pub struct ContextLines(u32);
+
+impl ContextLines {
+    /// The number of lines.
+    pub fn lines(self) -> u32 {
+        self.0
+    }
 }
 
-/// The window shown of an over-long line, as 1-based inclusive character columns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ClippedLine {
-    /// The first column shown.
-    pub first: usize,
-    /// The last column shown.
-    pub last: usize,
-    /// The line's full length in characters.
-    pub length: usize,
+impl TryFrom<u32> for ContextLines {
+    type Error = String;
+
+    fn try_from(lines: u32) -> Result<Self, String> {
+        if lines > MAX_CONTEXT_LINES {
+            return Err(format!(
+                "context is at most {MAX_CONTEXT_LINES} lines on each side; got {lines}"
+            ));
+        }
+        Ok(Self(lines))
+    }
 }
 
-/// The output of `grep`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct GrepOutput {
-    /// The matching lines, grouped by file, files newest first.
-    pub matches: Vec<GrepMatch>,
-    /// Matching lines seen in all; more than `matches` holds when `truncated`.
-    pub total_matches: usize,
-    /// Files with at least one matching line.
-    pub total_files: usize,
-    /// More lines matched than the limit allowed.
-    pub truncated: bool,
-    /// Some lines were longer than 2000 characters and only a window of them is shown.
-    pub clipped: bool,
-    /// The time budget ran out: only part of the tree was searched.
-    pub incomplete: bool,
-    /// Files not searched because they contain binary data.
-    pub binary_files: usize,
-    /// What was passed over.
-    pub skipped: SkippedPaths,
+/// What `grep` returns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputMode {
+    /// The matching lines (and their context).
+    #[default]
+    Content,
+    /// The paths of the files with a match.
+    FilesWithMatches,
+    /// The number of matches in each file with one.
+    Count,
 }
 
 struct GrepTool {
@@ -112,7 +144,8 @@ impl Execute for GrepTool {
         if let Some(include) = input.include.as_deref().filter(|i| !i.trim().is_empty()) {
             scope::check_argument("include glob", include)?;
         }
-        let matcher = pattern::regex(&input.pattern)?;
+        let options = Options::of(&input);
+        let matcher = pattern::regex(&input.pattern, options.regex)?;
         let scope = self
             .services
             .open(ctx, path, request(ctx, &input), &failure)
@@ -125,13 +158,7 @@ impl Execute for GrepTool {
             None => return Err(scope::not_found(path)),
             Some(EntryKind::File) => {
                 blocking(move || {
-                    let query = Query {
-                        matcher: &matcher,
-                        include: None,
-                        limit: Some(limit),
-                        budget: &budget,
-                    };
-                    scan::scan_file(&root, &query)
+                    scan::scan_file(&root, &options.query(&matcher, None, limit, &budget))
                 })
                 .await?
             }
@@ -142,12 +169,7 @@ impl Execute for GrepTool {
                 };
                 let boundary = scope.base.boundary.clone();
                 blocking(move || {
-                    let query = Query {
-                        matcher: &matcher,
-                        include: include.as_ref(),
-                        limit: Some(limit),
-                        budget: &budget,
-                    };
+                    let query = options.query(&matcher, include.as_ref(), limit, &budget);
                     scan::scan_dir(&root, &boundary, &query)
                 })
                 .await?
@@ -159,16 +181,86 @@ impl Execute for GrepTool {
                 .into());
             }
         };
-        Ok(output(scan, &scope.base, limit, budget_limit))
+        let shape = text::Shape {
+            mode: options.mode,
+            context: options.before > 0 || options.after > 0,
+            limit,
+            budget: budget_limit,
+        };
+        Ok(output(scan, &scope.base, shape))
     }
 }
 
-fn output(scan: Scan, base: &Base, limit: usize, budget: Duration) -> Rendered<GrepOutput> {
+/// The search options of one call, from its input.
+#[derive(Debug, Clone, Copy)]
+struct Options {
+    regex: RegexOptions,
+    mode: Mode,
+    before: usize,
+    after: usize,
+}
+
+impl Options {
+    fn of(input: &GrepInput) -> Self {
+        let lines = |side: Option<ContextLines>| {
+            side.or(input.context)
+                .map_or(0, |lines| lines.lines() as usize)
+        };
+        Self {
+            regex: RegexOptions {
+                ignore_case: input.ignore_case.unwrap_or(false),
+                literal: input.literal.unwrap_or(false),
+                multiline: input.multiline.unwrap_or(false),
+            },
+            mode: match input.output_mode.unwrap_or_default() {
+                OutputMode::Content => Mode::Content,
+                OutputMode::FilesWithMatches => Mode::Files,
+                OutputMode::Count => Mode::Count,
+            },
+            before: lines(input.before),
+            after: lines(input.after),
+        }
+    }
+
+    fn query<'a>(
+        &self,
+        matcher: &'a RegexMatcher,
+        include: Option<&'a Glob>,
+        limit: usize,
+        budget: &'a Budget,
+    ) -> Query<'a> {
+        Query {
+            matcher,
+            include,
+            limit: Some(limit),
+            budget,
+            mode: self.mode,
+            before: self.before,
+            after: self.after,
+            multiline: self.regex.multiline,
+        }
+    }
+}
+
+fn output(scan: Scan, base: &Base, shape: text::Shape) -> Rendered<GrepOutput> {
     let mut matches = Vec::new();
+    let mut context = Vec::new();
+    let mut files = Vec::new();
     for file in scan.files {
         let path = base.relative(&file.path);
+        match shape.mode {
+            Mode::Content => {}
+            Mode::Files => files.push(GrepFile {
+                path: path.clone(),
+                count: None,
+            }),
+            Mode::Count => files.push(GrepFile {
+                path: path.clone(),
+                count: Some(file.count),
+            }),
+        }
         for hit in file.lines {
-            matches.push(GrepMatch {
+            let line = GrepMatch {
                 path: path.clone(),
                 line: hit.line,
                 text: hit.text,
@@ -177,20 +269,30 @@ fn output(scan: Scan, base: &Base, limit: usize, budget: Duration) -> Rendered<G
                     last: c.last,
                     length: c.length,
                 }),
-            });
+            };
+            if hit.kind.is_match() {
+                matches.push(line);
+            } else {
+                context.push(line);
+            }
         }
     }
     let output = GrepOutput {
-        truncated: scan.total_matches > matches.len(),
-        clipped: matches.iter().any(|m| m.clipped.is_some()),
+        truncated: match shape.mode {
+            Mode::Content => scan.total_matches > scan.shown,
+            Mode::Files | Mode::Count => scan.total_files > scan.shown,
+        },
+        clipped: matches.iter().chain(&context).any(|m| m.clipped.is_some()),
         total_matches: scan.total_matches,
         total_files: scan.total_files,
         incomplete: scan.incomplete,
         binary_files: scan.skipped.binary,
         skipped: SkippedPaths::new(&scan.skipped, base),
         matches,
+        context,
+        files,
     };
-    let text = model_text(&output, base, limit, budget);
+    let text = text::model_text(&output, base, scan.shown, shape);
     Rendered::text(output, text)
 }
 
@@ -209,69 +311,6 @@ fn request(ctx: &Context, input: &GrepInput) -> Request {
         request = request.with_metadata("limit", Value::from(limit.get()));
     }
     request
-}
-
-/// The model text (GR6 and the legacy V1 notes): `Found N matches`, then per file its absolute
-/// path and `  Line n: text` lines, groups separated by a blank line, then the notes.
-fn model_text(out: &GrepOutput, base: &Base, limit: usize, budget: Duration) -> String {
-    let mut text = String::new();
-    if out.matches.is_empty() {
-        text.push_str("No files found");
-    } else {
-        let _ = write!(text, "Found {} matches", out.matches.len());
-        if out.truncated {
-            text.push_str(" (more matches available)");
-        }
-        let mut current: Option<&str> = None;
-        for m in &out.matches {
-            if current != Some(m.path.as_str()) {
-                if current.is_some() {
-                    text.push('\n');
-                }
-                let _ = write!(text, "\n{}:", base.absolute(&m.path));
-                current = Some(&m.path);
-            }
-            let _ = write!(text, "\n  Line {}: ", m.line);
-            match m.clipped {
-                None => text.push_str(&m.text),
-                Some(clip) => {
-                    if clip.first > 1 {
-                        text.push('…');
-                    }
-                    text.push_str(&m.text);
-                    if clip.last < clip.length {
-                        text.push('…');
-                    }
-                    let _ = write!(
-                        text,
-                        " [line clamped: showing columns {}-{} of {}; read the file at line {} \
-                         for the full line]",
-                        clip.first, clip.last, clip.length, m.line
-                    );
-                }
-            }
-        }
-    }
-    if out.matches.is_empty() && out.binary_files > 0 {
-        let _ = write!(
-            text,
-            "\n\n({} not searched: binary data.)",
-            plural(out.binary_files, "file was", "files were")
-        );
-    }
-    if out.truncated {
-        let _ = write!(
-            text,
-            "\n\n(Showing {} of {} matches in {}: limit={} reached. Use a larger limit for \
-             more, or refine the pattern, path or include.)",
-            out.matches.len(),
-            out.total_matches,
-            plural(out.total_files, "file", "files"),
-            limit,
-        );
-    }
-    report::notes(&mut text, &out.skipped, base, out.incomplete, budget);
-    text
 }
 
 /// The `grep` tool for `location`, asserting through `permission`.

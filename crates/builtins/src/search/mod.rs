@@ -8,7 +8,8 @@
 //!
 //! Invariants:
 //! - glob and grep see the same files: ignore files respected (also outside a git
-//!   repository), hidden files included except `.git`, symlinks followed only when their real
+//!   repository), hidden files included except `.git` (glob lists them only when its pattern
+//!   names them with a leading dot), symlinks followed only when their real
 //!   target stays inside the boundary (loops detected), links leading outside reported and
 //!   never followed;
 //! - results are ordered by modification time, newest first, ties by path; the model text
@@ -20,6 +21,9 @@ mod budget;
 mod find;
 mod glob;
 mod grep;
+mod grep_output;
+mod grep_text;
+mod hits;
 mod pattern;
 mod report;
 mod scan;
@@ -31,9 +35,10 @@ pub use budget::DEFAULT_BUDGET;
 pub(crate) use glob::glob_tool;
 pub use glob::{DEFAULT_GLOB_LIMIT, GlobInput, GlobOutput};
 pub(crate) use grep::grep_tool;
-pub use grep::{ClippedLine, DEFAULT_GREP_LIMIT, GrepInput, GrepMatch, GrepOutput};
+pub use grep::{ContextLines, DEFAULT_GREP_LIMIT, GrepInput, MAX_CONTEXT_LINES, OutputMode};
+pub use grep_output::{ClippedLine, GrepFile, GrepMatch, GrepOutput};
+pub use hits::MAX_LINE_CHARS;
 pub use report::{SkippedLink, SkippedPaths};
-pub use scan::MAX_LINE_CHARS;
 pub use scope::SearchSettings;
 
 pub(crate) use budget::Budget;

@@ -22,16 +22,12 @@ impl Glob {
     /// Compiles `pattern` for a search under `root` (the absolute search root, used only to
     /// accept absolute patterns that point inside it).
     pub(crate) fn new(pattern: &str, root: &Path) -> Result<Self, ToolFailure> {
-        let normalized = normalize(pattern, root)?;
-        let glob = GlobBuilder::new(&normalized)
-            .literal_separator(true)
-            .backslash_escape(true)
-            .build()
-            .map_err(|err| {
-                ToolFailure::new(format!("Invalid glob pattern {pattern:?}: {}", err.kind()))
-            })?;
+        let (mut normalized, below) = normalize(pattern, root)?;
+        if below {
+            normalized.push_str("/**");
+        }
         Ok(Self {
-            matcher: glob.compile_matcher(),
+            matcher: compile(pattern, &normalized)?,
         })
     }
 
@@ -41,8 +37,64 @@ impl Glob {
     }
 }
 
-/// Rewrites a model's glob into the anchored form that `globset` matches.
-fn normalize(pattern: &str, root: &Path) -> Result<String, ToolFailure> {
+/// What glob lists for a pattern: files, or directories when the pattern ends in `/`; hidden
+/// names (a leading `.`) only where the pattern names them with a leading dot, so `*.yml`
+/// leaves out `.github/ci.yml` as `rg --files` does, while `.github/**` or `**/.env` list them.
+#[derive(Debug, Clone)]
+pub(crate) struct Listing {
+    glob: GlobMatcher,
+    /// The pattern ended in `/`: it lists directories.
+    pub(crate) directories: bool,
+    /// The pattern's segments that start with a dot, each matched against one name.
+    dotted: Vec<GlobMatcher>,
+}
+
+impl Listing {
+    pub(crate) fn new(pattern: &str, root: &Path) -> Result<Self, ToolFailure> {
+        let (normalized, directories) = normalize(pattern, root)?;
+        let dotted = normalized
+            .split('/')
+            .filter(|segment| segment.starts_with('.'))
+            .map(|segment| compile(pattern, segment))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            glob: compile(pattern, &normalized)?,
+            directories,
+            dotted,
+        })
+    }
+
+    /// The walk may skip hidden names altogether: the pattern names none.
+    pub(crate) fn names_hidden(&self) -> bool {
+        !self.dotted.is_empty()
+    }
+
+    /// True when `relative` (below the search root) matches and each of its hidden names is
+    /// one the pattern names.
+    pub(crate) fn is_match(&self, relative: &Path) -> bool {
+        self.glob.is_match(relative)
+            && relative.iter().all(|name| {
+                !name.as_encoded_bytes().starts_with(b".")
+                    || self.dotted.iter().any(|dotted| dotted.is_match(name))
+            })
+    }
+}
+
+fn compile(pattern: &str, normalized: &str) -> Result<GlobMatcher, ToolFailure> {
+    let glob = GlobBuilder::new(normalized)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(|err| {
+            ToolFailure::new(format!("Invalid glob pattern {pattern:?}: {}", err.kind()))
+        })?;
+    Ok(glob.compile_matcher())
+}
+
+/// Rewrites a model's glob into the anchored form that `globset` matches, and says whether it
+/// ended in `/` (a directory: grep's `include` takes everything below it, glob lists
+/// directories).
+fn normalize(pattern: &str, root: &Path) -> Result<(String, bool), ToolFailure> {
     let trimmed = pattern.trim();
     if trimmed.is_empty() {
         return Err(ToolFailure::new("The glob pattern is empty"));
@@ -73,40 +125,61 @@ fn normalize(pattern: &str, root: &Path) -> Result<String, ToolFailure> {
         )));
     }
     let mut out = String::with_capacity(rest.len() + 4);
+    let directory = rest.ends_with('/');
     let body = rest.trim_end_matches('/');
     if body.is_empty() {
-        return Ok("**".to_owned());
+        return Ok(("**".to_owned(), false));
     }
     if !body.contains('/') && body != "**" {
         out.push_str("**/");
     }
     out.push_str(body);
-    if rest.ends_with('/') {
-        out.push_str("/**");
-    }
-    Ok(out)
+    Ok((out, directory))
+}
+
+/// How grep reads its pattern.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct RegexOptions {
+    /// Letters match either case (`rg -i`).
+    pub(crate) ignore_case: bool,
+    /// The pattern is a plain string, not a regex (`rg -F`).
+    pub(crate) literal: bool,
+    /// A match may span lines and `.` matches a newline (`rg -U --multiline-dotall`).
+    pub(crate) multiline: bool,
 }
 
 /// Compiles a grep pattern (Rust `regex` syntax, one line at a time, case-sensitive, like
 /// `rg`). An invalid pattern is a failure that says it is the pattern's fault.
-pub(crate) fn regex(pattern: &str) -> Result<RegexMatcher, ToolFailure> {
+pub(crate) fn regex(pattern: &str, options: RegexOptions) -> Result<RegexMatcher, ToolFailure> {
     if pattern.is_empty() {
         return Err(ToolFailure::new(
             "Invalid regex pattern: the pattern is empty",
         ));
     }
-    RegexMatcherBuilder::new()
-        .line_terminator(Some(b'\n'))
-        .build(pattern)
-        .map_err(|err| {
-            // grep-regex reports syntax errors against its own wrapped pattern (`(?:...)`);
-            // the parser's own report points into the pattern the model wrote.
-            let detail = match regex_syntax::Parser::new().parse(pattern) {
-                Err(syntax) => syntax.to_string(),
-                Ok(_) => err.to_string(),
-            };
-            ToolFailure::new(format!("Invalid regex pattern {pattern:?}: {detail}"))
-        })
+    let mut builder = RegexMatcherBuilder::new();
+    // `^` and `$` anchor at line boundaries, as in rg, also when a match may span lines.
+    builder
+        .multi_line(true)
+        .case_insensitive(options.ignore_case)
+        .fixed_strings(options.literal);
+    if options.multiline {
+        builder.dot_matches_new_line(true);
+    } else {
+        builder.line_terminator(Some(b'\n'));
+    }
+    builder.build(pattern).map_err(|err| {
+        // grep-regex reports syntax errors against its own wrapped pattern (`(?:...)`);
+        // the parser's own report points into the pattern the model wrote.
+        let detail = match regex_syntax::Parser::new().parse(pattern) {
+            Err(syntax) if !options.literal => syntax.to_string(),
+            // What parses but is refused is a pattern that can match a line break.
+            _ if !options.multiline => {
+                format!("{err}; set `multiline` to match across lines")
+            }
+            _ => err.to_string(),
+        };
+        ToolFailure::new(format!("Invalid regex pattern {pattern:?}: {detail}"))
+    })
 }
 
 #[cfg(test)]
@@ -114,7 +187,11 @@ mod tests {
     use super::*;
 
     fn norm(p: &str) -> String {
-        normalize(p, Path::new("/work/loc")).unwrap()
+        let (mut normalized, below) = normalize(p, Path::new("/work/loc")).unwrap();
+        if below {
+            normalized.push_str("/**");
+        }
+        normalized
     }
 
     #[test]
@@ -157,13 +234,42 @@ mod tests {
     }
 
     #[test]
+    fn listings_name_hidden_paths_with_a_leading_dot() {
+        let root = Path::new("/r");
+        let listed = |pattern: &str, path: &str| {
+            Listing::new(pattern, root)
+                .unwrap()
+                .is_match(Path::new(path))
+        };
+        assert!(listed("*.yml", "a/b.yml"));
+        assert!(!listed("*.yml", ".github/workflows/ci.yml"));
+        assert!(listed(".github/**", ".github/workflows/ci.yml"));
+        assert!(!listed(".github/**", ".github/workflows/.hidden.yml"));
+        assert!(listed(
+            ".github/workflows/*.yml",
+            ".github/workflows/ci.yml"
+        ));
+        assert!(listed(".*", ".env"));
+        assert!(listed(".*", "src/.env"));
+        assert!(listed("**/.env", "a/b/.env"));
+        assert!(!listed("**/*", ".env"));
+        assert!(!listed("src/**", "src/.cache/x"));
+        assert!(listed(".env*", ".env.local"));
+        let directories = Listing::new("src/", root).unwrap();
+        assert!(directories.directories);
+        assert!(directories.is_match(Path::new("a/src")));
+        assert!(!directories.is_match(Path::new("a/src/b")));
+        assert!(!Listing::new("*.rs", root).unwrap().directories);
+    }
+
+    #[test]
     fn invalid_patterns_say_so() {
         let err = Glob::new("a{b", Path::new("/r")).unwrap_err();
         assert!(
             err.message.starts_with("Invalid glob pattern \"a{b\": "),
             "{err}"
         );
-        let err = regex("foo(").unwrap_err();
+        let err = regex("foo(", RegexOptions::default()).unwrap_err();
         assert!(
             err.message.starts_with("Invalid regex pattern \"foo(\": "),
             "{err}"

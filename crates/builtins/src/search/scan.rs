@@ -5,42 +5,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 
-use grep_matcher::Matcher;
 use grep_regex::RegexMatcher;
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 
 use super::Budget;
 use super::find::newest_first;
+use super::hits::{self, Hits, LineHit, Mode};
 use super::pattern::Glob;
 use super::walk::{self, Skipped};
 use crate::beneath::{self, Checked};
-
-/// Lines longer than this many characters are clamped to a window of this width.
-pub use crate::text::MAX_LINE_CHARS;
-
-/// How many characters of a clamped line to show before its first match.
-const LEAD_CHARS: usize = 100;
-
-/// The part of an over-long line that is shown, as 1-based inclusive character columns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Clip {
-    pub(crate) first: usize,
-    pub(crate) last: usize,
-    /// The whole line's length in characters.
-    pub(crate) length: usize,
-}
-
-/// One matching line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LineHit {
-    /// 1-based line number.
-    pub(crate) line: u64,
-    /// The line without its terminator (lossily decoded), or its shown window when clipped.
-    pub(crate) text: String,
-    /// Set when the line was longer than [`MAX_LINE_CHARS`].
-    pub(crate) clip: Option<Clip>,
-}
 
 /// The matching lines of one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,18 +22,23 @@ pub(crate) struct FileHits {
     /// Absolute path as walked (logical).
     pub(crate) path: PathBuf,
     pub(crate) modified: SystemTime,
-    /// The lines kept for output (never more than the limit).
+    /// The lines kept for output: those of at most `kept` matches, with their context.
     pub(crate) lines: Vec<LineHit>,
-    /// How many lines matched in this file.
+    /// How many results this file holds toward the limit: its kept matches in content mode,
+    /// one in the other modes.
+    pub(crate) kept: usize,
+    /// How many matches this file has (1 in files mode, where the search stops at the first).
     pub(crate) count: usize,
 }
 
 /// The result of a grep.
 #[derive(Debug, Default)]
 pub(crate) struct Scan {
-    /// Files with shown lines, newest first (ties by path); `limit` lines in all at most.
+    /// Files with shown results, newest first (ties by path); `limit` results in all at most.
     pub(crate) files: Vec<FileHits>,
-    /// Matching lines seen in all (shown or not).
+    /// Results shown: matches in content mode, files otherwise.
+    pub(crate) shown: usize,
+    /// Matches seen in all (shown or not).
     pub(crate) total_matches: usize,
     /// Files with at least one match, shown or not.
     pub(crate) total_files: usize,
@@ -74,9 +53,16 @@ pub(crate) struct Query<'a> {
     pub(crate) matcher: &'a RegexMatcher,
     /// Only files whose path relative to the root matches (directory searches only).
     pub(crate) include: Option<&'a Glob>,
-    /// At most this many lines are kept; `None` keeps all.
+    /// At most this many results (matches in content mode, files otherwise) are kept;
+    /// `None` keeps all.
     pub(crate) limit: Option<usize>,
     pub(crate) budget: &'a Budget,
+    pub(crate) mode: Mode,
+    /// Lines of context before and after each match (content mode).
+    pub(crate) before: usize,
+    pub(crate) after: usize,
+    /// Matches may span lines.
+    pub(crate) multiline: bool,
 }
 
 impl Query<'_> {
@@ -85,17 +71,36 @@ impl Query<'_> {
     }
 }
 
-fn searcher() -> Searcher {
-    SearcherBuilder::new()
+/// Bytes a multiline search may hold: it needs a whole file in memory.
+const MULTILINE_HEAP: usize = 256 << 20;
+
+fn searcher(query: &Query<'_>) -> Searcher {
+    let mut builder = SearcherBuilder::new();
+    builder
         .line_number(true)
         .binary_detection(BinaryDetection::quit(b'\0'))
-        .build()
+        .multi_line(query.multiline);
+    if query.multiline {
+        builder.heap_limit(Some(MULTILINE_HEAP));
+    }
+    if query.mode == Mode::Content {
+        builder
+            .before_context(query.before)
+            .after_context(query.after);
+    }
+    builder.build()
 }
 
 /// Searches the single file at the canonical `path` (GR3: its siblings are never looked at).
 pub(crate) fn scan_file(path: &Path, query: &Query<'_>) -> Scan {
     let mut pending = Pending::default();
-    search_one(&mut searcher(), path, Opened::Exact, query, &mut pending);
+    search_one(
+        &mut searcher(query),
+        path,
+        Opened::Exact,
+        query,
+        &mut pending,
+    );
     pending.finish(query)
 }
 
@@ -113,7 +118,7 @@ enum Opened<'c, 'b> {
 /// Searches every file under the directory `root` (absolute), with the walk policy of
 /// [`walk`] and `boundary` (canonical) as the limit for symlinks.
 pub(crate) fn scan_dir(root: &Path, boundary: &Path, query: &Query<'_>) -> Scan {
-    let (walker, rejected) = walk::parallel(root, boundary);
+    let (walker, rejected) = walk::parallel(root, boundary, true);
     let shared = Mutex::new(Pending::default());
     let mut builder = Builder {
         root,
@@ -158,7 +163,7 @@ impl Pending {
                 cut = index;
                 break;
             }
-            kept += file.lines.len();
+            kept += file.kept;
         }
         for file in self.files.drain(cut..) {
             self.pruned_matches += file.count;
@@ -185,12 +190,15 @@ impl Pending {
             if room == 0 {
                 break;
             }
-            file.lines.truncate(room);
-            room -= file.lines.len();
+            if query.mode == Mode::Content {
+                file.kept = hits::truncate_matches(&mut file.lines, room);
+            }
+            room -= file.kept;
             files.push(file);
         }
         self.skipped.finish();
         Scan {
+            shown: files.iter().map(|f| f.kept).sum(),
             files,
             total_matches,
             total_files,
@@ -226,14 +234,12 @@ fn search_one(
         pending.skipped.unreadable += 1;
         return;
     }
-    let mut sink = Hits {
-        matcher: query.matcher,
-        keep: query.keep_per_file(),
-        lines: Vec::new(),
-        count: 0,
-        binary: false,
-        budget: query.budget,
-    };
+    let mut sink = Hits::new(
+        query.matcher,
+        query.mode,
+        query.keep_per_file(),
+        query.budget,
+    );
     if searcher
         .search_file(query.matcher, &file, &mut sink)
         .is_err()
@@ -251,11 +257,13 @@ fn search_one(
     let modified = metadata
         .and_then(|m| m.modified().ok())
         .unwrap_or(SystemTime::UNIX_EPOCH);
-    pending.kept_lines += sink.lines.len();
+    let kept = sink.kept();
+    pending.kept_lines += kept;
     pending.files.push(FileHits {
         path: path.to_path_buf(),
         modified,
         lines: sink.lines,
+        kept,
         count: sink.count,
     });
     // Keep memory proportional to the limit: only this thread's newest `limit` lines can be
@@ -265,85 +273,6 @@ fn search_one(
     {
         pending.prune(limit);
     }
-}
-
-/// Collects one file's matches.
-struct Hits<'a> {
-    matcher: &'a RegexMatcher,
-    keep: usize,
-    lines: Vec<LineHit>,
-    count: usize,
-    binary: bool,
-    budget: &'a Budget,
-}
-
-impl Sink for Hits<'_> {
-    type Error = io::Error;
-
-    fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> Result<bool, io::Error> {
-        self.count += 1;
-        if self.lines.len() < self.keep {
-            let line = found.line_number().unwrap_or(0);
-            self.lines.push(line_hit(self.matcher, line, found.bytes()));
-        }
-        Ok(!self.budget.spent())
-    }
-
-    fn binary_data(&mut self, _: &Searcher, _offset: u64) -> Result<bool, io::Error> {
-        // Binary files are skipped whole, including matches seen before the NUL byte.
-        self.binary = true;
-        Ok(false)
-    }
-}
-
-/// One line as shown: terminator removed, clamped around its first match when over-long.
-pub(crate) fn line_hit(matcher: &RegexMatcher, line: u64, bytes: &[u8]) -> LineHit {
-    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-    let text = String::from_utf8_lossy(bytes);
-    if bytes.len() <= MAX_LINE_CHARS {
-        return LineHit {
-            line,
-            text: text.into_owned(),
-            clip: None,
-        };
-    }
-    let length = text.chars().count();
-    if length <= MAX_LINE_CHARS {
-        return LineHit {
-            line,
-            text: text.into_owned(),
-            clip: None,
-        };
-    }
-    // Show the window that contains the first match, with some lead-in.
-    let match_chars = matcher
-        .find(text.as_bytes())
-        .ok()
-        .flatten()
-        .map(|m| (chars_before(&text, m.start()), chars_before(&text, m.end())));
-    let start = match match_chars {
-        Some((_, end)) if end <= MAX_LINE_CHARS => 0,
-        Some((start, _)) => start
-            .saturating_sub(LEAD_CHARS)
-            .min(length - MAX_LINE_CHARS),
-        None => 0,
-    };
-    let window: String = text.chars().skip(start).take(MAX_LINE_CHARS).collect();
-    LineHit {
-        line,
-        text: window,
-        clip: Some(Clip {
-            first: start + 1,
-            last: start + MAX_LINE_CHARS,
-            length,
-        }),
-    }
-}
-
-/// How many characters start before byte offset `at` (safe for any offset).
-fn chars_before(text: &str, at: usize) -> usize {
-    text.char_indices().take_while(|(i, _)| *i < at).count()
 }
 
 struct Builder<'a> {
@@ -360,7 +289,7 @@ impl<'s> ParallelVisitorBuilder<'s> for Builder<'s> {
             boundary: self.boundary,
             query: self.query,
             shared: self.shared,
-            searcher: searcher(),
+            searcher: searcher(self.query),
             checked: Checked::new(self.boundary),
             local: Pending::default(),
         })

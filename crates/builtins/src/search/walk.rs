@@ -3,8 +3,9 @@
 //! Policy:
 //! - `.gitignore`, `.ignore`, `.git/info/exclude` and the global git excludes are respected,
 //!   also outside a git repository (a `.gitignore` states intent wherever it is);
-//! - hidden files and directories are included, except anything named `.git` and the
-//!   temporary files of writers (`.tackle-*.tmp`);
+//! - hidden files and directories are included (unless the caller leaves them out: glob does
+//!   when its pattern names none), except anything named `.git` and the temporary files of
+//!   writers (`.tackle-*.tmp`);
 //! - symlinks are followed when their real target lies inside the boundary (the Location, or
 //!   the searched directory when that is outside the Location); loops are detected and
 //!   skipped; a link leading outside is never followed and is reported, so the caller can say
@@ -60,12 +61,17 @@ impl Skipped {
 pub(crate) type RejectedLinks = Arc<Mutex<Vec<OutsideLink>>>;
 
 /// A parallel walk of `root` under the shared policy, and the list the walk's filter fills
-/// with links leading outside `boundary` (a canonical directory).
-pub(crate) fn parallel(root: &Path, boundary: &Path) -> (WalkParallel, RejectedLinks) {
+/// with links leading outside `boundary` (a canonical directory). `hidden`: hidden names are
+/// walked too.
+pub(crate) fn parallel(
+    root: &Path,
+    boundary: &Path,
+    hidden: bool,
+) -> (WalkParallel, RejectedLinks) {
     let rejected: RejectedLinks = Arc::default();
     let mut builder = WalkBuilder::new(root);
     builder
-        .hidden(false)
+        .hidden(!hidden)
         .ignore(true)
         .git_ignore(true)
         .git_global(true)

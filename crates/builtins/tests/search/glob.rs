@@ -272,3 +272,65 @@ async fn cancelled_call_halts() {
         .unwrap_err();
     assert!(matches!(err, ToolError::Halt(Halt::Cancelled)), "{err:?}");
 }
+
+#[tokio::test]
+async fn a_pattern_ending_in_a_slash_lists_directories() {
+    let f = Fixture::new();
+    f.write_aged("src/lib.rs", "", 30);
+    f.write_aged("src/tests/a.rs", "", 20);
+    f.write_aged("crates/x/tests/b.rs", "", 10);
+    f.write("tests.txt", "");
+    f.write(".hidden/tests/c.rs", "");
+    for dir in ["src/tests", "crates/x/tests", "src", "crates/x", "crates"] {
+        age_dir(&f, dir);
+    }
+    let out = f.call("glob", json!({"pattern": "tests/"})).await.unwrap();
+    insta::assert_snapshot!(f.text(&out), @r"
+    [ROOT]/crates/x/tests/
+    [ROOT]/src/tests/
+    ");
+    assert_eq!(
+        out.structured["files"],
+        json!(["crates/x/tests/", "src/tests/"])
+    );
+    // Anchored with `/`, as file patterns are.
+    let out = f.call("glob", json!({"pattern": "*/"})).await.unwrap();
+    assert_eq!(
+        sorted(&out.structured["files"]),
+        [
+            "crates/",
+            "crates/x/",
+            "crates/x/tests/",
+            "src/",
+            "src/tests/"
+        ]
+    );
+    let out = f
+        .call("glob", json!({"pattern": "crates/*/"}))
+        .await
+        .unwrap();
+    assert_eq!(out.structured["files"], json!(["crates/x/"]));
+    // A hidden directory is listed when named.
+    let out = f.call("glob", json!({"pattern": ".*/"})).await.unwrap();
+    assert_eq!(out.structured["files"], json!([".hidden/"]));
+}
+
+/// Gives a directory the same old mtime, so the listing order is by path.
+fn age_dir(f: &Fixture, dir: &str) {
+    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(500);
+    std::fs::File::open(f.root.join(dir))
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+fn sorted(value: &Value) -> Vec<String> {
+    let mut paths: Vec<String> = value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    paths.sort();
+    paths
+}

@@ -44,14 +44,8 @@ fn sorted(value: &Value, key: &str) -> Vec<String> {
     paths
 }
 
-const EXPECTED: [&str; 6] = [
-    ".github/workflows/ci.yml",
-    ".gitignore",
-    ".ignore",
-    "linked/inner.txt",
-    "real/inner.txt",
-    "src/main.rs",
-];
+/// What glob's `**/*` lists: hidden names are left out unless the pattern names them.
+const EXPECTED: [&str; 3] = ["linked/inner.txt", "real/inner.txt", "src/main.rs"];
 
 #[tokio::test]
 async fn glob_sees_the_policy() {
@@ -66,18 +60,56 @@ async fn glob_sees_the_policy() {
     let text = f.text(&out);
     let notes = text.split("\n\n").nth(1).unwrap();
     insta::assert_snapshot!(notes, @"(Not followed: 2 symlinks leading outside [ROOT]: [ROOT]/ext_file.txt -> [OUTSIDE]/leak.txt, [ROOT]/sub/ext -> [OUTSIDE]. To search a target, pass it as `path`.)");
+    // Named with a leading dot, hidden files are listed, `.git` never.
+    let out = f.call("glob", json!({"pattern": ".*"})).await.unwrap();
+    assert_eq!(
+        sorted(&out.structured["files"], ""),
+        [".gitignore", ".ignore"]
+    );
 }
 
 #[tokio::test]
-async fn hidden_workflow_is_found_by_name() {
+async fn hidden_files_are_listed_when_the_pattern_names_them() {
+    // As `rg --files`: a pattern that names no hidden name lists none.
     let f = tree();
+    // (The tree's links leading outside are named in a note after a blank line.)
+    let listed =
+        |out: &tackle_tool_core::ToolOutput| f.text(out).split("\n\n").next().unwrap().to_owned();
     let out = f.call("glob", json!({"pattern": "*.yml"})).await.unwrap();
-    assert_eq!(out.structured["files"], json!([".github/workflows/ci.yml"]));
+    insta::assert_snapshot!(listed(&out), @"No files found");
+    for pattern in [
+        ".github/workflows/*.yml",
+        ".github/**",
+        "**/.github/**/*.yml",
+    ] {
+        let out = f.call("glob", json!({"pattern": pattern})).await.unwrap();
+        assert_eq!(listed(&out), "[ROOT]/.github/workflows/ci.yml", "{pattern}");
+    }
+    f.write(".env", "");
+    f.write("src/.env.local", "");
+    f.write(".github/workflows/.draft.yml", "");
     let out = f
-        .call("glob", json!({"pattern": ".github/workflows/*.yml"}))
+        .call("glob", json!({"pattern": "**/.env*"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        sorted(&out.structured["files"], ""),
+        [".env", "src/.env.local"]
+    );
+    // Only the names the pattern names: `.draft.yml` is hidden inside `.github`.
+    let out = f
+        .call("glob", json!({"pattern": ".github/**"}))
         .await
         .unwrap();
     assert_eq!(out.structured["files"], json!([".github/workflows/ci.yml"]));
+    let out = f
+        .call("glob", json!({"pattern": ".github/**/.*"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        out.structured["files"],
+        json!([".github/workflows/.draft.yml"])
+    );
 }
 
 #[tokio::test]
