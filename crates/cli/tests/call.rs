@@ -279,8 +279,12 @@ fn calls_written_for_opencode_kilo_and_claude_code_settle() {
         .code(0);
     let settlement: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(settlement["settledAs"], "read");
-    ws.tackle(&["call", "grep", r#"{"pattern":"alpha","ignoreCase":true}"#])
+    ws.tackle(&["call", "grep", r#"{"pattern":"ALPHA","-i":true}"#])
+        .assert()
+        .code(0)
+        .stdout(contains("Line 1: alpha"));
+    ws.tackle(&["call", "grep", r#"{"pattern":"alpha","ignorecase":true}"#])
         .assert()
         .code(1)
-        .stdout(contains("ignoreCase: unknown field"));
+        .stdout(contains("ignorecase: unknown field"));
 }

@@ -303,15 +303,25 @@ async fn bad_option_values_are_refused_before_anything_is_asked() {
     }
     insta::assert_snapshot!(report, @r#"
     {"pattern":"x","context":-1}
-      Invalid tool input: context: invalid value: integer `-1`, expected u32
+      Invalid tool input: context: expected an integer from 0 to 1000, got -1
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
     {"pattern":"x","before":1001}
-      Invalid tool input: before: context is at most 1000 lines on each side; got 1001
+      Invalid tool input: before: expected an integer from 0 to 1000, got 1001
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
     {"pattern":"x","after":"many"}
-      Invalid tool input: after: invalid type: string "many", expected u32
+      Invalid tool input: after: expected an integer from 0 to 1000, got "many"
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
     {"pattern":"x","outputMode":"lines"}
-      Invalid tool input: outputMode: unknown variant `lines`, expected one of `content`, `files_with_matches`, `count`
+      Invalid tool input: outputMode: expected one of: content, files_with_matches, count, got "lines"
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
     {"pattern":"x","ignoreCase":"yes please"}
-      Invalid tool input: ignoreCase: invalid type: string "yes please", expected a boolean
+      Invalid tool input: ignoreCase: expected true or false, got "yes please"
+
+    Correct the input so that it matches the tool's input schema, then call the tool again.
     {"pattern":"","literal":true}
       The regex pattern is empty
     "#);
