@@ -10,7 +10,7 @@
 //! Protected are, by path component (ASCII case folded, so a case-insensitive file system
 //! cannot slip one through under another spelling): a file named `tackle.json`,
 //! `tackle.jsonc`, `opencode.json` or `opencode.jsonc` anywhere; anything under (or named)
-//! `.git`, `.tackle` or `.opencode` anywhere; and anything under the user's configuration
+//! `.git`, `.tackle`, `.opencode`, `.claude`, `.agents`, `.kilo` or `.kilocode` anywhere; and anything under the user's configuration
 //! and data directories ([`Protected::user_dirs`]: the data directory holds the saved
 //! approvals and the host's trust records, which would grant as much as a rule). Edit resources are canonical (relative inside the
 //! Location, absolute outside), so a symlink cannot disguise a protected target.
@@ -30,7 +30,18 @@ const CONFIG_FILES: [&str; 4] = [
 ];
 
 /// Directory names whose contents' writes always ask, wherever they are.
-const CONTROL_DIRS: [&str; 3] = [".git", ".tackle", ".opencode"];
+/// Besides `.git` (hooks run code), the directories where tackle and the agents whose project
+/// layout it reads keep configuration, skills and agents: what is written there becomes
+/// instructions a later session follows.
+const CONTROL_DIRS: [&str; 7] = [
+    ".git",
+    ".tackle",
+    ".opencode",
+    ".claude",
+    ".agents",
+    ".kilo",
+    ".kilocode",
+];
 
 /// Why a resource is protected.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,7 +78,7 @@ pub struct Protected {
 }
 
 impl Protected {
-    /// The user's directories from an environment lookup: `tackle` and `opencode` under
+    /// The user's directories from an environment lookup: `tackle`, `opencode` and `kilo` under
     /// `$XDG_CONFIG_HOME` and under `$HOME/.config`, and tackle's default data directory
     /// (`$XDG_DATA_HOME/tackle`, `$HOME/.local/share/tackle`; on macOS `~/Library/Application
     /// Support/tackle`; on Windows under `%APPDATA%` too). Pass `|key| std::env::var_os(key)`;
@@ -96,6 +107,7 @@ impl Protected {
         for base in config {
             dirs.push(base.join("tackle"));
             dirs.push(base.join("opencode"));
+            dirs.push(base.join("kilo"));
         }
         dirs.extend(data.into_iter().map(|base| base.join("tackle")));
         Self::with_user_dirs(dirs)
@@ -231,7 +243,7 @@ mod tests {
     }
 
     #[test]
-    fn from_env_names_tackle_and_opencode_under_both_bases() {
+    fn from_env_names_tackle_opencode_and_kilo_under_both_bases() {
         let protected = Protected::from_env(|key| match key {
             "XDG_CONFIG_HOME" => Some("/cfg".into()),
             "XDG_DATA_HOME" => Some("/data".into()),
@@ -241,7 +253,9 @@ mod tests {
         for dir in [
             "/cfg/tackle",
             "/cfg/opencode",
+            "/cfg/kilo",
             "/nonexistent-home-for-test/.config/tackle",
+            "/nonexistent-home-for-test/.config/kilo",
             "/nonexistent-home-for-test/.config/opencode",
             "/data/tackle",
             "/nonexistent-home-for-test/.local/share/tackle",

@@ -20,7 +20,15 @@ async fn an_allow_rule_does_not_pre_approve_a_protected_write() {
         .assert(request("s", "edit", &["src/main.rs"]))
         .await
         .unwrap();
-    for resource in ["tackle.json", "sub/opencode.jsonc", ".git/hooks/pre-commit"] {
+    for resource in [
+        "tackle.json",
+        "sub/opencode.jsonc",
+        ".git/hooks/pre-commit",
+        ".claude/skills/x/SKILL.md",
+        "sub/.agents/skills/y/SKILL.md",
+        ".KILO/agents.md",
+        ".kilocode/rules.md",
+    ] {
         let asking = permission.clone();
         let task =
             tokio::spawn(async move { asking.assert(request("s", "edit", &[resource])).await });
@@ -31,7 +39,7 @@ async fn an_allow_rule_does_not_pre_approve_a_protected_write() {
         permission.reply(&pending[0].id, Reply::Once).unwrap();
         task.await.unwrap().unwrap();
     }
-    assert_eq!(recorder.0.lock().unwrap().len(), 3);
+    assert_eq!(recorder.0.lock().unwrap().len(), 7);
 }
 
 #[tokio::test]
