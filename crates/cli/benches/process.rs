@@ -8,6 +8,9 @@
 //!    `apply_patch` on the same tree and patch (both read the patch from stdin; the tree is laid
 //!    out afresh before each run, untimed, and checked after it). Target: at most 0.8x. The peer
 //!    is found as the apply_patch bench finds it; without it, tackle is timed alone.
+//! 4. `tackle call write` of 200 MiB of content read from stdin: the process's peak memory
+//!    (RSS high-water mark, from GNU `time`) against the content's size. Target: at most 2.5x
+//!    (the JSON input, its decoded string and the file's bytes may not all be copied again).
 //!
 //! Each round runs tackle once and the peer once, alternating, so both see the same machine;
 //! the medians of all rounds are compared. Output goes to `/dev/null` for both.
@@ -151,6 +154,63 @@ fn apply_patch(data: &Path) {
     }
 }
 
+/// The write of 200 MiB: tackle's peak RSS over the content's size, through GNU time.
+fn write_peak(data: &Path) {
+    const SIZE: usize = 200 << 20;
+    const TIME: &str = "/usr/bin/time";
+    if !Path::new(TIME).exists() {
+        println!("write 200 MiB: no measurement: GNU time ({TIME}) is not installed");
+        return;
+    }
+    let scratch = tempfile::tempdir().expect("scratch");
+    let line = format!("{}\n", "0123456789abcdef".repeat(4));
+    let content = line.repeat(SIZE / line.len());
+    let input = serde_json::json!({ "path": "big.txt", "content": content }).to_string();
+    let mut command = Command::new(TIME);
+    command
+        .args([
+            "-f",
+            "%M",
+            env!("CARGO_BIN_EXE_tackle"),
+            "call",
+            "write",
+            "-",
+        ])
+        .arg("--dir")
+        .arg(scratch.path())
+        .arg("--data-dir")
+        .arg(data)
+        .arg("--yes")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().expect("wait");
+    writer.join().expect("writer").expect("write stdin");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{command:?} failed: {stderr}");
+    let written = std::fs::metadata(scratch.path().join("big.txt")).expect("written file");
+    assert_eq!(
+        written.len(),
+        content.len() as u64,
+        "the file holds the content"
+    );
+    let peak_kib: u64 = stderr
+        .lines()
+        .rev()
+        .find_map(|line| line.trim().parse().ok())
+        .expect("GNU time's %M");
+    let ratio = (peak_kib * 1024) as f64 / content.len() as f64;
+    let verdict = if ratio <= 2.5 { "met" } else { "NOT met" };
+    println!(
+        "write 200 MiB (peak RSS over content): tackle {} MiB, ratio {ratio:.2}x (target <= 2.5x: \
+         {verdict})",
+        peak_kib / 1024
+    );
+}
+
 fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let data = tempfile::tempdir().expect("data dir");
@@ -184,4 +244,5 @@ fn main() {
         },
     );
     apply_patch(data.path());
+    write_peak(data.path());
 }
