@@ -4,8 +4,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 use tackle_permission::{Effect, Reply, Rule};
-use tackle_registry::{ApplicationTools, ToolRegistry};
-use tackle_tool_core::{Call, ResultValue, ShowAll};
+use tackle_tool_core::{Call, ResultValue};
 
 use super::support::{Fixture, context};
 
@@ -14,13 +13,8 @@ async fn concurrent_edits_of_distinct_lines_all_apply() {
     let fx = Fixture::with_rules(Reply::Once, vec![Rule::new("*", "*", Effect::Allow)]);
     let text: String = (0..50).map(|n| format!("line {n} = old\n")).collect();
     fx.put("shared.txt", &text);
-    let app = ApplicationTools::new();
-    let registry = ToolRegistry::new(&app, fx.services.store.clone());
-    let _registration = registry
-        .tools()
-        .register(tackle_builtins::builtin_tools(&fx.services))
-        .unwrap();
-    let snapshot = Arc::new(registry.materialize(&ShowAll));
+    let (_registration, snapshot) = fx.registered();
+    let snapshot = Arc::new(snapshot);
     let mut tasks = Vec::new();
     for n in 0..50 {
         let snapshot = Arc::clone(&snapshot);
@@ -54,13 +48,8 @@ async fn concurrent_edits_and_patches_of_one_file_all_apply() {
     let fx = Fixture::with_rules(Reply::Once, vec![Rule::new("*", "*", Effect::Allow)]);
     let text: String = (0..60).map(|n| format!("line {n} = old\n")).collect();
     fx.put("shared.txt", &text);
-    let app = ApplicationTools::new();
-    let registry = ToolRegistry::new(&app, fx.services.store.clone());
-    let _registration = registry
-        .tools()
-        .register(tackle_builtins::builtin_tools(&fx.services))
-        .unwrap();
-    let snapshot = Arc::new(registry.materialize(&ShowAll));
+    let (_registration, snapshot) = fx.registered();
+    let snapshot = Arc::new(snapshot);
     let mut tasks = Vec::new();
     for n in 0..60 {
         let snapshot = Arc::clone(&snapshot);

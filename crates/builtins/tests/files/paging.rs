@@ -5,8 +5,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use tackle_output_store::OutputRef;
 use tackle_permission::{Effect, Reply, Rule};
-use tackle_registry::{ApplicationTools, Materialization, Registration, ToolRegistry};
-use tackle_tool_core::{Call, OutputContent, ShowAll, ToolOutput};
+use tackle_registry::{Materialization, Registration};
+use tackle_tool_core::{Call, OutputContent, ToolOutput};
 
 use super::support::{Fixture, context};
 
@@ -20,13 +20,7 @@ struct Host {
 impl Host {
     fn new() -> Self {
         let fx = Fixture::with_rules(Reply::Once, vec![Rule::new("*", "*", Effect::Allow)]);
-        let app = ApplicationTools::new();
-        let registry = ToolRegistry::new(&app, fx.services.store.clone());
-        let registration = registry
-            .tools()
-            .register(tackle_builtins::builtin_tools(&fx.services))
-            .unwrap();
-        let snapshot = registry.materialize(&ShowAll);
+        let (registration, snapshot) = fx.registered();
         Self {
             fx,
             _registration: registration,

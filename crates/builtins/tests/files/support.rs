@@ -12,7 +12,8 @@ use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{
     Asker, Effect, PendingRequest, Permission, Reply, Request, Rule, Ruleset, SavedApprovals,
 };
-use tackle_tool_core::{Call, Context, OutputContent, Tool, ToolError, ToolOutput};
+use tackle_registry::{ApplicationTools, Materialization, Registration, ToolRegistry};
+use tackle_tool_core::{Call, Context, OutputContent, ShowAll, Tool, ToolError, ToolOutput};
 use tempfile::TempDir;
 
 /// `(action, resources, save)` of one permission request.
@@ -132,6 +133,19 @@ impl Fixture {
             .find(|(n, _)| n == name)
             .map(|(_, tool)| tool)
             .unwrap()
+    }
+
+    /// Every builtin of this Location registered in a fresh registry, and that registry's
+    /// snapshot, so calls settle as a host settles them. The snapshot's tools stay registered
+    /// while the registration lives.
+    pub(crate) fn registered(&self) -> (Registration, Materialization) {
+        let app = ApplicationTools::new();
+        let registry = ToolRegistry::new(&app, self.services.store.clone());
+        let registration = registry
+            .tools()
+            .register(builtin_tools(&self.services))
+            .unwrap();
+        (registration, registry.materialize(&ShowAll))
     }
 
     /// Settles `name` with `input` directly (no registry).
