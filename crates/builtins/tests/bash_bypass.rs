@@ -9,10 +9,10 @@ use proptest::prelude::*;
 use serde_json::json;
 use tackle_builtins::Location;
 use tackle_builtins::bash::command_permission;
-use tackle_permission::{Effect, Reply, Rule, Ruleset};
+use tackle_permission::{Effect, Rule, Ruleset};
 use tackle_tool_core::ToolError;
 
-use crate::bash_support::{Setup, rule, settle};
+use crate::bash_support::{Setup, reject_bash, rule, settle};
 
 /// Each runs `rm victim` or `curl -so marker ...` (`{url}` is a file URL) if let through.
 const BLOCKED: &[&str] = &[
@@ -130,16 +130,6 @@ const SCRIPT_FILES: &[&str] = &[
     ". victim.sh",
     ". ./victim.sh",
 ];
-
-fn reject_bash(action: &str) -> Reply {
-    if action == "bash" {
-        Reply::Reject {
-            message: Some("asked".to_owned()),
-        }
-    } else {
-        Reply::Once
-    }
-}
 
 #[tokio::test]
 async fn launchers_shell_options_and_env_forms_cannot_run_a_denied_command() {

@@ -13,7 +13,7 @@ use tackle_builtins::bash::{BashOptions, command_permission};
 use tackle_permission::{Effect, Reply};
 use tackle_tool_core::ToolError;
 
-use crate::bash_support::{Setup, rule, settle};
+use crate::bash_support::{Setup, reject_bash, rule, settle};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Decision {
@@ -233,16 +233,6 @@ const SUITE: &[(&str, &[&str], &[&str], Decision)] = &[
 fn fill(text: &str, home: &Path, parent: &Path) -> String {
     text.replace("{home}", &home.display().to_string())
         .replace("{parent}", &parent.display().to_string())
-}
-
-fn reject_bash(action: &str) -> Reply {
-    if action == "bash" {
-        Reply::Reject {
-            message: Some("asked".to_owned()),
-        }
-    } else {
-        Reply::Once
-    }
 }
 
 #[tokio::test]

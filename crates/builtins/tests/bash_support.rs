@@ -193,3 +193,15 @@ pub(crate) fn redact(text: &str, root: &Path) -> String {
     out.push_str(rest);
     out
 }
+
+/// Answers every `bash` ask with a rejection (so a test sees the command was asked, not run)
+/// and anything else once.
+pub(crate) fn reject_bash(action: &str) -> Reply {
+    if action == "bash" {
+        Reply::Reject {
+            message: Some("asked".to_owned()),
+        }
+    } else {
+        Reply::Once
+    }
+}
