@@ -137,12 +137,7 @@ pub(crate) fn ceil_boundary(bytes: &[u8], at: usize, end: usize) -> usize {
     at
 }
 
-/// Lines in `bytes`: `\n`-terminated segments plus a final unterminated one, so `"a\nb"` and
-/// `"a\nb\n"` both have two lines and `""` has none.
-pub(crate) fn count_lines(bytes: &[u8]) -> u64 {
-    memchr::memchr_iter(b'\n', bytes).count() as u64
-        + u64::from(bytes.last().is_some_and(|b| *b != b'\n'))
-}
+pub(crate) use tackle_tool_core::count_lines;
 
 /// True when `bytes` has more than `max` lines; stops counting early.
 pub(crate) fn more_lines_than(bytes: &[u8], max: usize) -> bool {

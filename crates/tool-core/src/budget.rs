@@ -83,10 +83,17 @@ impl Frame {
     }
 }
 
-/// Lines as the bound counts them: a last line without a newline counts too.
+/// Lines as the bound counts them: `\n`-terminated segments plus a final unterminated one, so
+/// `"a\nb"` and `"a\nb\n"` both have two lines and `""` has none. The one definition of a line
+/// count that every budget check uses (the output store's included).
+pub fn count_lines(bytes: &[u8]) -> u64 {
+    // memchr's vectorised count: a command's output can be megabytes.
+    memchr::memchr_iter(b'\n', bytes).count() as u64
+        + u64::from(bytes.last().is_some_and(|b| *b != b'\n'))
+}
+
 fn line_count(text: &str) -> usize {
-    let newlines = text.bytes().filter(|&b| b == b'\n').count();
-    newlines + usize::from(!text.is_empty() && !text.ends_with('\n'))
+    usize::try_from(count_lines(text.as_bytes())).unwrap_or(usize::MAX)
 }
 
 impl Default for Budget {

@@ -33,7 +33,7 @@ mod schema;
 mod tool;
 mod visibility;
 
-pub use budget::{Budget, Frame, MAX_BYTES, MAX_LINES, MAX_STRUCTURED_BYTES};
+pub use budget::{Budget, Frame, MAX_BYTES, MAX_LINES, MAX_STRUCTURED_BYTES, count_lines};
 pub use content::{Content, OutputContent, ResultValue, ToolOutput};
 pub use context::{Call, Context};
 #[cfg(feature = "dynamic")]
