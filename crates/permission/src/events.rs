@@ -31,8 +31,9 @@ pub enum PermissionEvent {
         /// The answer it got.
         reply: Reply,
     },
-    /// A request stopped waiting without an answer: its call was dropped, its session was
-    /// deleted, or the service was closed. Stop showing it.
+    /// A request stopped waiting without an answer taking effect: its call was dropped, its
+    /// session was deleted, the service was closed, or the "always" it got could not be saved
+    /// (the replier got the error). Stop showing it.
     Withdrawn {
         /// The request's session.
         session_id: String,

@@ -21,8 +21,9 @@ pub struct Request {
     /// The resources, all of which must be allowed (a command, paths, a URL, ...).
     pub resources: Vec<String>,
     /// The patterns an "always" reply saves for `action` (P17: `["*"]` for file tools,
-    /// `[command]` for bash, `[<dir>/*]` for external directories). Empty: "always" saves
-    /// nothing and acts like "once".
+    /// `[command]` for bash, `[<dir>/*]` for external directories); a "this session" reply
+    /// keeps the same patterns in memory. Empty: "always" and "this session" keep nothing and
+    /// act like "once".
     pub save: Vec<String>,
     /// Anything the host's prompt may show (a diff, the file path, ...).
     pub metadata: Map<String, Value>,

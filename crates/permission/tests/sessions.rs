@@ -161,3 +161,22 @@ async fn deleting_a_session_ends_its_requests_and_forgets_its_approvals() {
     ));
     assert!(pending[0].request.resources == ["ls"]);
 }
+
+#[tokio::test]
+async fn a_session_reply_without_save_patterns_acts_like_once() {
+    let permission = service(&[("*", "*", Ask)], ReplyLater);
+    for _ in 0..2 {
+        let task = tokio::spawn({
+            let permission = permission.clone();
+            async move { permission.assert(request("a", "bash", &["ls"])).await }
+        });
+        // Asked both times: the first reply kept nothing.
+        let pending = until_pending(&permission, "a", 1).await;
+        permission.reply(&pending[0].id, Reply::Session).unwrap();
+        task.await.unwrap().unwrap();
+    }
+    assert_eq!(
+        permission.explain_in_session("a", "", "bash", "ls").effect,
+        Ask
+    );
+}
