@@ -99,14 +99,16 @@ async fn model_text_matches_the_reference_pretty_json() {
 #[tokio::test]
 async fn a_denial_keeps_the_old_list() {
     let store = TodoStore::new();
-    store.replace(
-        "s",
-        vec![Todo {
-            content: "keep me".into(),
-            status: TodoStatus::Pending,
-            priority: TodoPriority::High,
-        }],
-    );
+    store
+        .replace(
+            "s",
+            vec![Todo {
+                content: "keep me".into(),
+                status: TodoStatus::Pending,
+                priority: TodoPriority::High,
+            }],
+        )
+        .unwrap();
     let (permission, _) = denying("todowrite");
     let tool = todowrite_tool(permission, store.clone());
     let message = failure(settle(&tool, "todowrite", todos()).await);
@@ -183,4 +185,112 @@ fn the_definition() {
         .definition("todowrite")
         .unwrap();
     insta::assert_json_snapshot!(definition.as_ref());
+}
+
+#[tokio::test]
+async fn a_session_list_survives_the_store_and_is_deleted_with_the_session() {
+    let data = tempfile::tempdir().unwrap();
+    let (permission, _) = allowing();
+    let first = TodoStore::in_data_dir(data.path());
+    let tool = todowrite_tool(permission.clone(), first.clone());
+    settle(&tool, "todowrite", todos()).await.unwrap();
+    settle_in(
+        &tool,
+        "todowrite",
+        json!({"todos": [
+            {"content": "theirs", "status": "pending", "priority": "low"}
+        ]}),
+        "../other session",
+    )
+    .await
+    .unwrap();
+    drop((tool, first));
+
+    // A new store over the same data directory, as a new process would make.
+    let second = TodoStore::in_data_dir(data.path());
+    assert_eq!(second.get("s").len(), 4);
+    assert_eq!(second.get("s")[1].content, "Test it");
+    assert_eq!(second.get("../other session")[0].content, "theirs");
+    assert!(second.get("new").is_empty());
+    let directory = second.directory().unwrap();
+    assert_eq!(directory, data.path().join("todos"));
+    let mut names: Vec<String> = std::fs::read_dir(&directory)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["%2E%2E%2Fother%20session.json", "s.json"]);
+    use std::os::unix::fs::PermissionsExt;
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&directory), 0o700);
+    assert_eq!(mode(&directory.join("s.json")), 0o600);
+    let stored: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(directory.join("s.json")).unwrap()).unwrap();
+    assert_eq!(stored["version"], 1);
+    assert_eq!(stored["session"], "s");
+    assert_eq!(stored["todos"], todos()["todos"]);
+
+    // Deleting the session removes its list and its file; subscribers see it emptied.
+    let mut watcher = second.subscribe("s");
+    assert_eq!(watcher.borrow_and_update().len(), 4);
+    second.delete_session("s").unwrap();
+    assert!(watcher.borrow_and_update().is_empty());
+    assert!(second.get("s").is_empty());
+    assert!(!directory.join("s.json").exists());
+    assert!(TodoStore::in_data_dir(data.path()).get("s").is_empty());
+    assert_eq!(second.get("../other session").len(), 1);
+    second.delete_session("never").unwrap();
+}
+
+#[tokio::test]
+async fn a_list_that_cannot_be_saved_fails_the_call_and_changes_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let store = TodoStore::in_data_dir(data.path());
+    let (permission, _) = allowing();
+    let tool = todowrite_tool(permission, store.clone());
+    settle(&tool, "todowrite", todos()).await.unwrap();
+    // The list's file is now a directory: it cannot be replaced.
+    let file = data.path().join("todos/s.json");
+    std::fs::remove_file(&file).unwrap();
+    std::fs::create_dir(&file).unwrap();
+    std::fs::write(file.join("x"), "").unwrap();
+    let message = failure(settle(&tool, "todowrite", json!({"todos": []})).await);
+    assert!(
+        message.starts_with("Unable to update todos: cannot write "),
+        "{message}"
+    );
+    assert_eq!(store.get("s").len(), 4);
+}
+
+#[tokio::test]
+async fn a_planted_link_is_never_written_through() {
+    let data = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), data.path().join("todos")).unwrap();
+    let store = TodoStore::in_data_dir(data.path());
+    let (permission, _) = allowing();
+    let tool = todowrite_tool(permission, store.clone());
+    let message = failure(settle(&tool, "todowrite", todos()).await);
+    assert!(
+        message.starts_with("Unable to update todos: cannot write "),
+        "{message}"
+    );
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    assert!(store.get("s").is_empty());
+}
+
+#[test]
+fn a_planted_link_is_never_read_through() {
+    let data = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let writer = TodoStore::in_data_dir(elsewhere.path());
+    let list = vec![Todo {
+        content: "planted".into(),
+        status: TodoStatus::Pending,
+        priority: TodoPriority::High,
+    }];
+    writer.replace("s", list).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path().join("todos"), data.path().join("todos")).unwrap();
+    assert!(TodoStore::in_data_dir(data.path()).get("s").is_empty());
 }

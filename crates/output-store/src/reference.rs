@@ -57,6 +57,20 @@ impl OutputRef {
         self.0.get(1..=TAG_LEN) == Some(session_tag(session_id).as_str())
     }
 
+    /// `Ok` when the output was stored for `session_id`; otherwise the very error a missing
+    /// output gives ([`StoreError::NotFound`]), so a caller of another session learns nothing
+    /// about whether the reference exists. What a reader serving a session's caller checks
+    /// before reading.
+    pub fn check_session(&self, session_id: &str) -> Result<(), StoreError> {
+        if self.belongs_to(session_id) {
+            Ok(())
+        } else {
+            Err(StoreError::NotFound {
+                reference: self.to_string(),
+            })
+        }
+    }
+
     /// A new random reference for `session_id`.
     pub(crate) fn generate(session_id: &str, layout: Layout) -> Result<Self, StoreError> {
         let mut random = [0u8; 16];

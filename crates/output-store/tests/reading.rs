@@ -140,3 +140,30 @@ fn the_spill_decision_writes_nothing() {
     // Nothing was written for either decision.
     assert!(!dir.path().join("tool-output").exists());
 }
+
+#[test]
+fn another_sessions_reference_reads_as_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store(dir.path());
+    let bounded = store
+        .bound("ses_a", "call", text_output("a\n".repeat(3000)))
+        .unwrap();
+    let reference = &bounded.references[0];
+    reference.check_session("ses_a").unwrap();
+    let foreign = reference.check_session("ses_b").unwrap_err().to_string();
+    // Once removed, the owner gets the very same error: the text tells nothing apart.
+    store.remove_session("ses_a").unwrap();
+    let missing = store
+        .read_page(reference, 1, page_limits(&store, 1))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(foreign, missing);
+    assert_eq!(
+        reference.check_session("ses_b").unwrap_err().to_string(),
+        missing
+    );
+    insta::assert_snapshot!(
+        foreign.replace(reference.id(), "<id>"),
+        @"managed output tool-output://<id> does not exist (it may have expired or been removed)"
+    );
+}

@@ -58,18 +58,37 @@ pub fn parse_config(
 
 /// Parses a `permission` value: an object of actions, or one effect for everything.
 pub fn parse_permission(value: &Value, source: &str) -> Result<Ruleset, PermissionError> {
+    parse_permission_at(value, source, "permission")
+}
+
+/// Parses the `permission` value of `agent` (opencode's `agent.<name>.permission`), for
+/// [`Agents::define`](crate::Agents::define); errors and rule origins name that key path.
+pub fn parse_agent_permission(
+    agent: &str,
+    value: &Value,
+    source: &str,
+) -> Result<Ruleset, PermissionError> {
+    let base = format!("{}.permission", key_path("agent", agent));
+    parse_permission_at(value, source, &base)
+}
+
+fn parse_permission_at(
+    value: &Value,
+    source: &str,
+    base: &str,
+) -> Result<Ruleset, PermissionError> {
     let mut rules = Vec::new();
     match value {
         Value::String(_) => {
-            let path = "permission".to_owned();
+            let path = base.to_owned();
             let effect = effect(value, source, &path)?;
             rules.push((Rule::new("*", "*", effect), path));
         }
-        Value::Object(actions) => parse_actions(actions, source, &mut rules)?,
+        Value::Object(actions) => parse_actions(actions, source, base, &mut rules)?,
         other => {
             return Err(PermissionError::Config {
                 file: source.to_owned(),
-                path: "permission".to_owned(),
+                path: base.to_owned(),
                 message: format!(
                     "expected an object of actions or an effect (\"allow\", \"ask\" or \
                      \"deny\"), found {}",
@@ -95,10 +114,11 @@ pub fn parse_permission(value: &Value, source: &str) -> Result<Ruleset, Permissi
 fn parse_actions(
     actions: &Map<String, Value>,
     source: &str,
+    base: &str,
     rules: &mut Vec<(Rule, String)>,
 ) -> Result<(), PermissionError> {
     for (action, value) in actions {
-        let path = key_path("permission", action);
+        let path = key_path(base, action);
         if action.is_empty() {
             return Err(config_error(source, &path, "an action pattern is empty"));
         }

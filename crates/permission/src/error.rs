@@ -35,6 +35,23 @@ pub enum PermissionError {
         /// What the user said.
         feedback: String,
     },
+    /// The request's session was deleted while it waited: the call stops
+    /// ([`Halt::Cancelled`] for tools).
+    #[error("the session {session_id:?} was deleted while this permission request was pending")]
+    SessionDeleted {
+        /// The deleted session.
+        session_id: String,
+    },
+    /// An agent would be its own ancestor through [`Agents::subagent_of`](crate::Agents::subagent_of).
+    #[error(
+        "agent {agent:?} cannot be a subagent of {parent:?}: {parent:?} is {agent:?} or one of its subagents"
+    )]
+    AgentCycle {
+        /// The agent declared a subagent.
+        agent: String,
+        /// The parent it was given.
+        parent: String,
+    },
     /// No pending request has this id (already answered, or never asked).
     #[error("no pending permission request has the id {request_id:?}")]
     NotFound {
@@ -137,6 +154,7 @@ impl From<PermissionError> for ToolError {
             }
             PermissionError::Corrected { .. } => ToolError::failure(err.to_string()),
             PermissionError::Declined => ToolError::Halt(Halt::Declined),
+            PermissionError::SessionDeleted { .. } => ToolError::Halt(Halt::Cancelled),
             other => ToolError::Defect(Defect::with_source("permission check failed", other)),
         }
     }

@@ -37,11 +37,12 @@ pub struct Decider {
 
 impl Explanation {
     /// Mirrors [`Permission::assert`](crate::Permission::assert) for one resource: a
-    /// configured deny decides first; else a tightening rule that asks; else a saved approval;
-    /// else the deciding configured rule.
+    /// configured deny decides first; else a tightening rule that asks; else a saved approval
+    /// (or the session's `approval`); else the deciding configured rule.
     pub(crate) fn of(
         rules: &Ruleset,
         saved: &SavedApprovals,
+        approval: Option<(Rule, RuleOrigin)>,
         action: &str,
         resource: &str,
     ) -> Self {
@@ -56,7 +57,7 @@ impl Explanation {
             .as_ref()
             .is_some_and(|d| d.rule.effect == Effect::Deny);
         let matched = rules.matched(action, resource);
-        let decided_by = match saved.deciding(action, resource) {
+        let decided_by = match saved.deciding(action, resource).or(approval) {
             _ if denied => configured,
             // The user's approval allows, but a tightening rule asks: the stricter wins.
             Some(_) if rules.tightening_effect(matched).is_some() => {

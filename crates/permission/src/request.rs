@@ -13,13 +13,17 @@ use crate::error::PermissionError;
 pub struct Request {
     /// The host's session id; pending requests are grouped by it.
     pub session_id: String,
+    /// The agent that made the call ([`Context::agent`]): its rules, and its parents' if it is a
+    /// subagent, decide the request ([`Agents`](crate::Agents)). Empty: the global rules alone.
+    pub agent: String,
     /// The permission action (`bash`, `edit`, `read`, `external_directory`, ...).
     pub action: String,
     /// The resources, all of which must be allowed (a command, paths, a URL, ...).
     pub resources: Vec<String>,
     /// The patterns an "always" reply saves for `action` (P17: `["*"]` for file tools,
-    /// `[command]` for bash, `[<dir>/*]` for external directories). Empty: "always" saves
-    /// nothing and acts like "once".
+    /// `[command]` for bash, `[<dir>/*]` for external directories); a "this session" reply
+    /// keeps the same patterns in memory. Empty: "always" and "this session" keep nothing and
+    /// act like "once".
     pub save: Vec<String>,
     /// Anything the host's prompt may show (a diff, the file path, ...).
     pub metadata: Map<String, Value>,
@@ -45,6 +49,7 @@ impl Request {
     pub fn new(ctx: &Context, action: impl Into<String>, resources: Vec<String>) -> Self {
         Self {
             session_id: ctx.session_id.clone(),
+            agent: ctx.agent.clone(),
             action: action.into(),
             resources,
             save: Vec::new(),
@@ -123,6 +128,12 @@ pub enum Reply {
     /// Allow it and save the request's `save` patterns for this project; other pending
     /// requests of the session that are now allowed are resolved too.
     Always,
+    /// Allow it and, for the rest of the session, the request's `save` patterns: held in
+    /// memory, forgotten when the session is deleted
+    /// ([`Permission::delete_session`](crate::Permission::delete_session)) or the process ends.
+    /// Other pending requests of the session that are now allowed are resolved too. Like
+    /// "always", it never overrides a configured deny.
+    Session,
     /// Refuse it. Without a message the host's turn stops ([`PermissionError::Declined`]);
     /// with one the model reads it ([`PermissionError::Corrected`]). Every other pending
     /// request of the session is declined.

@@ -89,6 +89,12 @@ pub enum RuleOrigin {
         /// The approvals file, when saved approvals are persisted.
         file: Option<PathBuf>,
     },
+    /// A "this session only" approval ([`Reply::Session`](crate::Reply::Session)), held in
+    /// memory until the session is deleted.
+    Session {
+        /// The session it was given in.
+        session_id: String,
+    },
     /// Given by code through [`Ruleset::new`]; `index` counts from 0.
     Given {
         /// Position in the vector given to [`Ruleset::new`].
@@ -107,12 +113,20 @@ impl fmt::Display for RuleOrigin {
                 write!(f, "a saved approval in {}", file.display())
             }
             Self::Saved { file: None } => f.write_str("an approval saved for this run"),
+            Self::Session { session_id } => {
+                write!(f, "an approval for session {session_id:?} only")
+            }
             Self::Given { index } => write!(f, "rule #{} given by the host", index + 1),
         }
     }
 }
 
 impl Effect {
+    /// True when `self` decides more strictly than `other` (deny, then ask, then allow).
+    pub(crate) fn stricter_than(self, other: Effect) -> bool {
+        self.strictness() > other.strictness()
+    }
+
     /// Deny is stricter than ask, ask than allow.
     fn strictness(self) -> u8 {
         match self {

@@ -4,13 +4,16 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use tokio::sync::oneshot;
+use tokio::sync::{broadcast, oneshot};
 
+use crate::agent::{Agents, Chains};
+use crate::decide::{self, SessionApprovals};
 use crate::error::PermissionError;
+use crate::events::{Events, PermissionEvent};
 use crate::explain::Explanation;
 use crate::protect::Protected;
 use crate::request::{Asker, PendingRequest, Reply, Request};
-use crate::rule::{Effect, Ruleset};
+use crate::rule::Ruleset;
 use crate::saved::SavedApprovals;
 
 /// Outcome sent to a waiting [`Permission::assert`].
@@ -25,16 +28,22 @@ pub struct Permission {
 
 struct Inner {
     rules: Ruleset,
+    agents: Agents,
+    /// The rulesets deciding each agent's requests, built from `rules` and `agents`.
+    chains: Chains,
     saved: SavedApprovals,
     asker: Arc<dyn Asker>,
     protected: Protected,
     state: Mutex<State>,
+    events: Events,
 }
 
 #[derive(Default)]
 struct State {
     /// In the order they were asked.
     pending: Vec<Waiting>,
+    /// "This session only" approvals; under the lock replies take, like the pending requests.
+    sessions: SessionApprovals,
     closed: bool,
 }
 
@@ -61,7 +70,7 @@ impl Permission {
     /// ([`Protected::from_env`]) always ask.
     pub fn new(rules: Ruleset, saved: SavedApprovals, asker: Arc<dyn Asker>) -> Self {
         let protected = Protected::from_env(|key| std::env::var_os(key));
-        Self::with_parts(rules, saved, asker, protected)
+        Self::with_parts(rules, Agents::new(), saved, asker, protected)
     }
 
     /// The same rules, saved approvals and asker, with `protected` deciding which writes always
@@ -71,25 +80,46 @@ impl Permission {
         let inner = &self.inner;
         Self::with_parts(
             inner.rules.clone(),
+            inner.agents.clone(),
             inner.saved.clone(),
             Arc::clone(&inner.asker),
             protected,
         )
     }
 
+    /// The same rules, saved approvals, asker and protection, with `agents` deciding each
+    /// agent's requests ([`Request::agent`]): the global rules then the agent's own, and a
+    /// subagent's also as its parents'. Meant for building: requests pending on `self` stay
+    /// with `self`.
+    #[must_use]
+    pub fn with_agents(&self, agents: Agents) -> Self {
+        let inner = &self.inner;
+        Self::with_parts(
+            inner.rules.clone(),
+            agents,
+            inner.saved.clone(),
+            Arc::clone(&inner.asker),
+            inner.protected.clone(),
+        )
+    }
+
     fn with_parts(
         rules: Ruleset,
+        agents: Agents,
         saved: SavedApprovals,
         asker: Arc<dyn Asker>,
         protected: Protected,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
+                chains: agents.chains(&rules),
                 rules,
+                agents,
                 saved,
                 asker,
                 protected,
                 state: Mutex::new(State::default()),
+                events: Events::default(),
             }),
         }
     }
@@ -115,7 +145,7 @@ impl Permission {
             // Deciding and queueing under the lock that replies take, so an "always" cannot
             // slip between the check and the queueing.
             let mut state = self.inner.lock();
-            if !request.always_ask && self.inner.allowed(&request) {
+            if !request.always_ask && self.inner.allowed(&state, &request) {
                 return Ok(());
             }
             if state.closed {
@@ -123,13 +153,14 @@ impl Permission {
             }
             let id = next_id();
             let (tx, rx) = oneshot::channel();
-            state.pending.push(Waiting {
-                pending: PendingRequest {
-                    id: id.clone(),
-                    request: request.clone(),
-                },
-                done: tx,
-            });
+            let pending = PendingRequest {
+                id: id.clone(),
+                request: request.clone(),
+            };
+            self.inner
+                .events
+                .send(PermissionEvent::Asked(pending.clone()));
+            state.pending.push(Waiting { pending, done: tx });
             (id, rx)
         };
         let _withdraw = Withdraw {
@@ -183,22 +214,27 @@ impl Permission {
         match reply {
             Reply::Once => {
                 let waiting = state.pending.remove(index);
+                self.inner.events.replied(&waiting.pending, Reply::Once);
                 let _ = waiting.done.send(Ok(()));
             }
-            Reply::Always => {
+            Reply::Always | Reply::Session => {
                 let waiting = state.pending.remove(index);
                 let request = &waiting.pending.request;
-                if !request.save.is_empty() {
+                if reply == Reply::Session {
+                    state.sessions.add(&session, &request.action, &request.save);
+                } else if !request.save.is_empty() {
                     // Saving writes and syncs a file under a cross-process lock: never while
                     // holding the state every other check needs. A request queued meanwhile
                     // is resolved below, once the approval is in.
                     drop(state);
                     if let Err(err) = self.inner.saved.add(&request.action, &request.save) {
                         let _ = waiting.done.send(Err(duplicate(&err)));
+                        self.inner.events.withdrawn(&waiting.pending);
                         return Err(err);
                     }
                     state = self.inner.lock();
                 }
+                self.inner.events.replied(&waiting.pending, reply.clone());
                 let _ = waiting.done.send(Ok(()));
                 let mut i = 0;
                 while i < state.pending.len() {
@@ -206,9 +242,10 @@ impl Permission {
                     if request.session_id == session
                         && !request.always_ask
                         && self.inner.blocked(request).is_none()
-                        && self.inner.allowed(request)
+                        && self.inner.allowed(&state, request)
                     {
                         let waiting = state.pending.remove(i);
+                        self.inner.events.replied(&waiting.pending, reply.clone());
                         let _ = waiting.done.send(Ok(()));
                     } else {
                         i += 1;
@@ -217,19 +254,59 @@ impl Permission {
             }
             Reply::Reject { message } => {
                 let waiting = state.pending.remove(index);
+                let reply = Reply::Reject {
+                    message: message.clone(),
+                };
+                self.inner.events.replied(&waiting.pending, reply);
                 let outcome = match message {
                     Some(feedback) => PermissionError::Corrected { feedback },
                     None => PermissionError::Declined,
                 };
                 let _ = waiting.done.send(Err(outcome));
-                let (declined, kept) = std::mem::take(&mut state.pending)
+                let (declined, kept): (Vec<_>, _) = std::mem::take(&mut state.pending)
                     .into_iter()
                     .partition(|w| w.pending.request.session_id == session);
                 state.pending = kept;
-                decline_all(declined);
+                for w in &declined {
+                    let reply = Reply::Reject { message: None };
+                    self.inner.events.replied(&w.pending, reply);
+                }
+                decline_all(declined, || PermissionError::Declined);
             }
         }
         Ok(())
+    }
+
+    /// Forgets `session_id`: every request of it still pending ends with
+    /// [`PermissionError::SessionDeleted`] (a halt for the call; a
+    /// [`Withdrawn`](PermissionEvent::Withdrawn) event for subscribers), and its "this session
+    /// only" approvals are dropped. A request the session makes later is decided afresh.
+    pub fn delete_session(&self, session_id: &str) {
+        let ended = {
+            let mut state = self.inner.lock();
+            state.sessions.remove(session_id);
+            let (ended, kept): (Vec<_>, _) = std::mem::take(&mut state.pending)
+                .into_iter()
+                .partition(|w| w.pending.request.session_id == session_id);
+            state.pending = kept;
+            for w in &ended {
+                self.inner.events.withdrawn(&w.pending);
+            }
+            ended
+        };
+        decline_all(ended, || PermissionError::SessionDeleted {
+            session_id: session_id.to_owned(),
+        });
+    }
+
+    /// Follows the pending requests as they are asked and answered: the non-blocking way for a
+    /// host with a user interface to ask. Show each [`Asked`](PermissionEvent::Asked) request,
+    /// answer it with [`reply`](Self::reply), and drop it on its
+    /// [`Replied`](PermissionEvent::Replied) or [`Withdrawn`](PermissionEvent::Withdrawn).
+    /// Requests asked before subscribing are in [`all_pending`](Self::all_pending). Such a
+    /// host builds the service with [`ReplyLater`](crate::ReplyLater) as its asker.
+    pub fn subscribe(&self) -> broadcast::Receiver<PermissionEvent> {
+        self.inner.events.subscribe()
     }
 
     /// The requests of `session_id` waiting for an answer, in the order they were asked.
@@ -259,14 +336,23 @@ impl Permission {
         let declined = {
             let mut state = self.inner.lock();
             state.closed = true;
-            std::mem::take(&mut state.pending)
+            let declined = std::mem::take(&mut state.pending);
+            for w in &declined {
+                self.inner.events.withdrawn(&w.pending);
+            }
+            declined
         };
-        decline_all(declined);
+        decline_all(declined, || PermissionError::Declined);
     }
 
-    /// The configured rules.
+    /// The configured global rules.
     pub fn rules(&self) -> &Ruleset {
         &self.inner.rules
+    }
+
+    /// The agents' rules and subagents ([`with_agents`](Self::with_agents)).
+    pub fn agents(&self) -> &Agents {
+        &self.inner.agents
     }
 
     /// The saved approvals (to list or revoke them).
@@ -277,10 +363,61 @@ impl Permission {
     /// The effect [`assert`](Self::assert) would start from for `action` on `resource`, and
     /// the rule that decides it, with its origin.
     pub fn explain(&self, action: &str, resource: &str) -> Explanation {
-        let mut explanation =
-            Explanation::of(&self.inner.rules, &self.inner.saved, action, resource);
+        self.explain_agent("", action, resource)
+    }
+
+    /// Like [`explain`](Self::explain), for a request of `agent`: the strictest decision of its
+    /// rules and its parents' (the agent's own where they agree).
+    pub fn explain_agent(&self, agent: &str, action: &str, resource: &str) -> Explanation {
+        self.explain_in(None, agent, action, resource)
+    }
+
+    /// Like [`explain_agent`](Self::explain_agent), with the approvals given for `session_id`
+    /// only ([`Reply::Session`]) counted.
+    pub fn explain_in_session(
+        &self,
+        session_id: &str,
+        agent: &str,
+        action: &str,
+        resource: &str,
+    ) -> Explanation {
+        self.explain_in(Some(session_id), agent, action, resource)
+    }
+
+    fn explain_in(
+        &self,
+        session_id: Option<&str>,
+        agent: &str,
+        action: &str,
+        resource: &str,
+    ) -> Explanation {
+        let state = self.inner.lock();
+        let session = session_id.and_then(|id| state.sessions.deciding(id, action, resource));
+        let mut strictest: Option<Explanation> = None;
+        for rules in self.inner.chains.of(agent) {
+            let explanation =
+                Explanation::of(rules, &self.inner.saved, session.clone(), action, resource);
+            if strictest
+                .as_ref()
+                .is_none_or(|s| explanation.effect.stricter_than(s.effect))
+            {
+                strictest = Some(explanation);
+            }
+        }
+        drop(state);
+        let mut explanation = strictest.unwrap_or_else(|| {
+            Explanation::of(&self.inner.rules, &self.inner.saved, None, action, resource)
+        });
         explanation.protect(self.inner.protected.check(action, resource));
         explanation
+    }
+
+    /// A catalog filter for `agent`: hides a tool whose action its rules, or any of its
+    /// parents', wholly deny.
+    pub fn visibility(&self, agent: &str) -> AgentVisibility<'_> {
+        AgentVisibility {
+            chain: self.inner.chains.of(agent),
+        }
     }
 
     /// Which writes always ask.
@@ -292,6 +429,18 @@ impl Permission {
 impl tackle_tool_core::Visibility for Permission {
     fn wholly_disabled(&self, action: &str) -> bool {
         self.inner.rules.wholly_disabled(action)
+    }
+}
+
+/// The catalog filter of one agent ([`Permission::visibility`]).
+#[derive(Debug, Clone, Copy)]
+pub struct AgentVisibility<'a> {
+    chain: &'a [Ruleset],
+}
+
+impl tackle_tool_core::Visibility for AgentVisibility<'_> {
+    fn wholly_disabled(&self, action: &str) -> bool {
+        self.chain.iter().any(|rules| rules.wholly_disabled(action))
     }
 }
 
@@ -320,32 +469,18 @@ impl Inner {
         request
     }
 
-    /// `Blocked` when a configured rule denies any resource (P11: before saved approvals).
+    /// `Blocked` when a configured rule of the request's agent, or of a parent of it, denies
+    /// any resource (P11: before any approval).
     fn blocked(&self, request: &Request) -> Option<PermissionError> {
-        let denied: Vec<String> = request
-            .resources
-            .iter()
-            .filter(|resource| self.rules.evaluate(&request.action, resource) == Effect::Deny)
-            .cloned()
-            .collect();
-        (!denied.is_empty()).then(|| PermissionError::Blocked {
-            action: request.action.clone(),
-            resources: denied,
-            rules: self.rules.relevant(&request.action),
-        })
+        decide::blocked(self.chains.of(&request.agent), request)
     }
 
-    /// True when every resource is allowed by the configured rules followed by the saved
-    /// approvals (which only allow, so a saved match decides), and no tightening rule asks for
-    /// it ([`Ruleset::restrict`]: the stricter decision wins). Assumes no configured deny.
-    fn allowed(&self, request: &Request) -> bool {
-        request.resources.iter().all(|resource| {
-            let action = &request.action;
-            let matched = self.rules.matched(action, resource);
-            self.rules.tightening_effect(matched).is_none()
-                && (self.saved.allows(action, resource)
-                    || self.rules.evaluate(action, resource) == Effect::Allow)
-        })
+    /// True when every resource is allowed, as the request's agent and each of its parents
+    /// decide, by the configured rules or an approval (saved, or for this session), and no
+    /// tightening rule asks for it. Assumes nothing is denied.
+    fn allowed(&self, state: &State, request: &Request) -> bool {
+        let chain = self.chains.of(&request.agent);
+        decide::allowed(chain, &self.saved, &state.sessions, request)
     }
 }
 
@@ -362,9 +497,9 @@ fn duplicate(err: &PermissionError) -> PermissionError {
     }
 }
 
-fn decline_all(waiting: Vec<Waiting>) {
+fn decline_all(waiting: Vec<Waiting>, error: impl Fn() -> PermissionError) {
     for w in waiting {
-        let _ = w.done.send(Err(PermissionError::Declined));
+        let _ = w.done.send(Err(error()));
     }
 }
 
@@ -376,10 +511,11 @@ struct Withdraw<'a> {
 
 impl Drop for Withdraw<'_> {
     fn drop(&mut self) {
-        self.inner
-            .lock()
-            .pending
-            .retain(|w| w.pending.id != self.id);
+        let mut state = self.inner.lock();
+        if let Some(index) = state.pending.iter().position(|w| w.pending.id == self.id) {
+            let waiting = state.pending.remove(index);
+            self.inner.events.withdrawn(&waiting.pending);
+        }
     }
 }
 

@@ -125,6 +125,11 @@ impl Stacks {
         self.names.is_empty()
     }
 
+    /// The number of registrations, every name's stack counted in full.
+    pub(crate) fn len(&self) -> usize {
+        self.names.values().map(Vec::len).sum()
+    }
+
     pub(crate) fn current(&self, name: &str) -> Option<&Entry> {
         self.names
             .get(name)

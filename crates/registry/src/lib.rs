@@ -7,7 +7,8 @@
 //!   through the register-only [`Tools`] view the host hands to whatever produces Location
 //!   tools (the builtins, an MCP connection);
 //! - Session layers of the same registry ([`ToolRegistry::session_tools`]), seen only by that
-//!   session's snapshots.
+//!   session's snapshots, and removed whole by [`ToolRegistry::close_session`] when the host
+//!   deletes the session.
 //!
 //! Invariants:
 //! - `register` validates every name before changing anything; a batch is added atomically and

@@ -50,6 +50,19 @@ impl ToolRegistry {
         }
     }
 
+    /// Removes `session_id`'s layer at once, whoever still holds its registrations (an MCP
+    /// connection of the session, say): when a host deletes the session. Its snapshots' later
+    /// calls to those tools are refused as stale (a started call finishes), the guards of its
+    /// batches become inert, and the Location and other sessions are untouched. Registering
+    /// through [`session_tools`](Self::session_tools) afterwards starts a new layer. Returns
+    /// how many registrations were removed.
+    pub fn close_session(&self, session_id: &str) -> usize {
+        lock(&self.inner.state)
+            .sessions
+            .remove(session_id)
+            .map_or(0, |stacks| stacks.len())
+    }
+
     /// An immutable snapshot of the Location's effective tools (application tools shadowed by
     /// Location tools), minus those whose permission action `visibility` wholly disables.
     pub fn materialize(&self, visibility: &dyn Visibility) -> Materialization {

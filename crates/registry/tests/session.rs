@@ -67,3 +67,57 @@ fn session_tools_are_filtered_like_any_other() {
         .is_empty()
     );
 }
+
+#[tokio::test]
+async fn closing_a_session_removes_its_layer_whoever_holds_the_guards() {
+    let fx = Fixture::new();
+    let _loc = fx
+        .registry
+        .tools()
+        .register(named(&[("echo", echo("loc:"))]))
+        .unwrap();
+    let a = fx
+        .registry
+        .session_tools("ses_a")
+        .register(named(&[("echo", echo("a:")), ("only_a", echo(""))]))
+        .unwrap();
+    let more = fx
+        .registry
+        .session_tools("ses_a")
+        .register(named(&[("echo", echo("a2:"))]))
+        .unwrap();
+    let _b = fx
+        .registry
+        .session_tools("ses_b")
+        .register(named(&[("only_b", echo("b:"))]))
+        .unwrap();
+    let before = fx.registry.materialize_session("ses_a", &ShowAll);
+
+    assert_eq!(fx.registry.close_session("ses_a"), 3);
+    assert_eq!(fx.registry.close_session("ses_a"), 0);
+    // The guards are still held, yet the session sees only the Location's tools.
+    assert!(a.is_active() && more.is_active());
+    let after = fx.registry.materialize_session("ses_a", &ShowAll);
+    assert_eq!(names(&after), ["echo"]);
+    assert_eq!(settle_echo(&after, "echo").await, text("loc:echo"));
+    assert_eq!(
+        settle_echo(&before, "only_a").await,
+        error("Stale tool call: only_a")
+    );
+    assert_eq!(
+        settle_echo(&before, "echo").await,
+        error("Stale tool call: echo")
+    );
+    // Other sessions keep theirs; dropping the old guards later changes nothing.
+    let b = fx.registry.materialize_session("ses_b", &ShowAll);
+    assert_eq!(settle_echo(&b, "only_b").await, text("b:echo"));
+    let again = fx
+        .registry
+        .session_tools("ses_a")
+        .register(named(&[("only_a", echo("new:"))]))
+        .unwrap();
+    drop((a, more));
+    let renewed = fx.registry.materialize_session("ses_a", &ShowAll);
+    assert_eq!(settle_echo(&renewed, "only_a").await, text("new:echo"));
+    drop(again);
+}

@@ -2,7 +2,8 @@
 //! page of a managed output (the reference's read, with the legacy V1 model text).
 //!
 //! Order: resolve → `external_directory` → `read` → only then stat or open anything. A
-//! `tool-output://` reference is served by the output store without a permission prompt.
+//! `tool-output://` reference is served by the output store without a permission prompt, to the
+//! session that produced it only.
 //! Memory is proportional to the page, never to the file.
 
 mod file;
@@ -207,6 +208,11 @@ impl Execute for Read {
         let offset = input.offset.unwrap_or(1).max(1);
         let column = input.column.unwrap_or(1).max(1);
         if let Some(reference) = OutputRef::parse(input.path.trim()) {
+            // Only the session that produced an output reads it; to another session it does
+            // not exist, in the same words as a missing one.
+            reference
+                .check_session(&ctx.session_id)
+                .map_err(|err| ToolError::failure(format!("Unable to read {reference}: {err}")))?;
             let at = (offset, column);
             return self.managed(reference, at, limit, ctx.budget).await;
         }

@@ -292,3 +292,28 @@ async fn command_output_over_the_limit_is_previewed_and_kept_whole() {
     let expected: String = (1..=2001).map(|n| format!("{n}\n")).collect();
     assert_eq!(kept, format!("{expected}\n\nCommand exited with code 0."));
 }
+
+#[tokio::test]
+async fn another_session_reads_a_managed_output_as_missing() {
+    let host = Host::new();
+    let body: String = (1..=3000).map(|i| format!("row {i}\n")).collect();
+    let reference = host.spill(&body).to_string();
+    let (text, _) = host
+        .settle("read", json!({"path": reference, "limit": 1}))
+        .await;
+    assert!(text.contains("row 1"), "{text}");
+
+    let mut other = context();
+    other.session_id = "ses_other".to_owned();
+    let call = Call::new("c2", "read", json!({"path": reference}));
+    let foreign = host.snapshot.settle(&call, &other).await.unwrap();
+    assert!(foreign.is_error());
+    // Removed, the owner reads it the same way: a reference cannot be probed.
+    host.fx.services.store.remove_session("ses_test").unwrap();
+    let missing = settlement(&host, "read", json!({"path": reference})).await;
+    assert_eq!(foreign.result(), missing.result());
+    let tackle_tool_core::ResultValue::Error(message) = foreign.result() else {
+        panic!("not an error")
+    };
+    insta::assert_snapshot!(message.replace(&reference, "tool-output://<id>"), @"Unable to read tool-output://<id>: managed output tool-output://<id> does not exist (it may have expired or been removed)");
+}
