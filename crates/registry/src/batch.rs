@@ -18,8 +18,9 @@ impl Materialization {
     /// call of any other tool (the default) waits for every call before it and runs alone, so
     /// a read before an edit sees the old content and a read after it the new one, whatever
     /// the timing. The order holds across batches on the same Location: mutating calls of two
-    /// sessions' batches never overlap either. A name the snapshot does not offer settles to its
-    /// error result at once.
+    /// sessions' batches never overlap either (calls settled one at a time with
+    /// [`settle`](Self::settle) take no part in it). A name the snapshot does not offer settles
+    /// to its error result at once.
     ///
     /// When a call halts (declined, dismissed, cancelled), the calls after it are not run:
     /// their results are [`SettleError::NotRun`]; calls running beside it finish.
