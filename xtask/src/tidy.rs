@@ -2,7 +2,8 @@
 //!
 //! - Layering (the arrows of docs/architecture.md): tool-core depends on no workspace crate;
 //!   output-store and permission only on tool-core; the registry never reaches permission,
-//!   directly or transitively; nothing depends on the binary or on xtask.
+//!   directly or transitively; formats reach builtins and permission only in their tests;
+//!   nothing depends on the binary or on xtask.
 //! - Every workspace crate has a crate doc (`//!`).
 //! - No unfinished-code macros and no ignored tests in the tree.
 //! - Every dependency is declared once, in `[workspace.dependencies]`, and inherited.
@@ -159,16 +160,29 @@ const LAYERS: &[Layer] = &[
     Layer {
         krate: "tackle-registry",
         only: None,
-        forbidden: &["tackle-permission", "tackle-builtins", "tackle"],
+        forbidden: &[
+            "tackle-permission",
+            "tackle-builtins",
+            "tackle-formats",
+            "tackle",
+        ],
         forbidden_build: &[],
     },
     Layer {
         krate: "tackle-builtins",
         only: None,
-        forbidden: &["tackle"],
+        forbidden: &["tackle-formats", "tackle"],
         // The leaves need tool-core, permission and output-store; registering them is the
         // host's wiring. Tests settle through a registry, as a host does.
         forbidden_build: &["tackle-registry"],
+    },
+    Layer {
+        krate: "tackle-formats",
+        only: None,
+        forbidden: &["tackle"],
+        // Provider shapes of a snapshot's definitions and settlements: tool-core and the
+        // registry. Its tests and examples export the real builtins under real rules.
+        forbidden_build: &["tackle-permission", "tackle-builtins"],
     },
 ];
 
@@ -376,6 +390,7 @@ mod tests {
             "tackle-registry",
             "tackle-permission",
             "tackle-builtins",
+            "tackle-formats",
             "middle",
         ];
         let members: Vec<String> = crates.iter().map(|c| format!("\"{c}\"")).collect();
@@ -469,6 +484,27 @@ mod tests {
         .unwrap();
         let graph = Graph::from_metadata(&metadata(dir.path()).unwrap());
         assert!(layering(&graph).is_empty(), "{:?}", layering(&graph));
+    }
+
+    #[test]
+    fn formats_reach_builtins_and_permission_only_in_tests() {
+        let dir = tempfile::tempdir().unwrap();
+        write_workspace(
+            dir.path(),
+            &[
+                ("tackle-formats", "tackle-registry"),
+                ("tackle-formats", "tackle-builtins"),
+                ("tackle-builtins", "tackle-permission"),
+            ],
+        );
+        let graph = Graph::from_metadata(&metadata(dir.path()).unwrap());
+        assert_eq!(
+            layering(&graph),
+            vec![
+                "layering: tackle-formats must not depend on tackle-builtins outside its tests",
+                "layering: tackle-formats must not depend on tackle-permission outside its tests",
+            ]
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use tackle_tool_core::Tool;
+use tackle_tool_core::{Tool, ToolClass};
 
 use crate::services::LocationServices;
 use crate::skill::SkillCatalog;
@@ -42,15 +42,27 @@ const CATALOG: &[(&str, Build)] = &[
 pub fn builtin_tools(services: &LocationServices) -> Vec<(String, Tool)> {
     CATALOG
         .iter()
-        .filter_map(|(name, build)| Some(((*name).to_owned(), build(services)?)))
+        .filter_map(|(name, build)| Some(((*name).to_owned(), declared(name, build(services)?))))
         .collect()
+}
+
+/// `tool` declaring what the builtin `name` may change: the search and read tools and skill
+/// only read the Location, the web tools only read the web; the rest change files, run
+/// commands, write the todo list or wait for the user, so they run one at a time.
+fn declared(name: &str, tool: Tool) -> Tool {
+    let class = match name {
+        "read" | "glob" | "grep" | "skill" => ToolClass::ReadOnly,
+        "webfetch" | "websearch" => ToolClass::OpenWorld,
+        _ => return tool,
+    };
+    tool.with_class(class)
 }
 
 /// The builtin `name` alone, when it exists and can work with `services`: a host settling one
 /// call builds only the tool it calls.
 pub fn builtin_tool(services: &LocationServices, name: &str) -> Option<Tool> {
     let (_, build) = CATALOG.iter().find(|(candidate, _)| *candidate == name)?;
-    build(services)
+    Some(declared(name, build(services)?))
 }
 
 #[cfg(feature = "bash")]

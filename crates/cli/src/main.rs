@@ -52,6 +52,10 @@ enum Command {
         /// The configuration file (default: the Location's tackle.json, else opencode.json).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+        /// The model the catalog is for (e.g. gpt-5, claude-sonnet-4-5): OpenAI's GPT models
+        /// are offered apply_patch instead of edit and write, the others edit and write.
+        #[arg(long, value_name = "ID")]
+        model: Option<String>,
     },
     /// Settle one tool call and print its result.
     Call {
@@ -102,6 +106,18 @@ enum ToolsFormat {
     Text,
     /// The definitions as a JSON array.
     Json,
+    /// OpenAI Chat Completions function tools.
+    Openai,
+    /// OpenAI Chat Completions function tools in strict mode, where a schema allows it.
+    OpenaiStrict,
+    /// OpenAI Responses function tools (strict where a schema allows it).
+    OpenaiResponses,
+    /// Anthropic Messages tools.
+    Anthropic,
+    /// Gemini function declarations.
+    Gemini,
+    /// MCP tools, as `tools/list` returns them.
+    Mcp,
 }
 
 fn main() -> ExitCode {
@@ -127,6 +143,7 @@ fn main() -> ExitCode {
                 format,
                 dir,
                 config,
+                model,
             } => {
                 let options = HostOptions {
                     dir,
@@ -135,7 +152,7 @@ fn main() -> ExitCode {
                     yes: false,
                     skills: user_skills(),
                 };
-                tools::run(format, &options)
+                tools::run(format, model.as_deref(), &options)
             }
             Command::Call {
                 tool,

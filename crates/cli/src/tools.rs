@@ -1,33 +1,53 @@
-//! `tackle tools`: the definitions of the tools a model would be offered.
+//! `tackle tools`: the definitions of the tools a model would be offered, in tackle's own
+//! shape or a provider's.
 
 use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use tackle_formats::{CatalogProfile, Format, export};
 use tackle_tool_core::Definition;
 
 use crate::ToolsFormat;
 use crate::error::CliError;
 use crate::host::{Host, HostOptions};
 
-pub(crate) fn run(format: ToolsFormat, options: &HostOptions) -> Result<ExitCode, CliError> {
+pub(crate) fn run(
+    format: ToolsFormat,
+    model: Option<&str>,
+    options: &HostOptions,
+) -> Result<ExitCode, CliError> {
     let host = Host::new(options, None)?;
-    let snapshot = host.materialize();
-    let text = match format {
-        ToolsFormat::Json => json(snapshot.definitions()),
-        ToolsFormat::Text => text(snapshot.definitions()),
+    let mut snapshot = host.materialize();
+    if let Some(model) = model {
+        snapshot = CatalogProfile::for_model(model).apply(&snapshot);
+    }
+    let format = match format {
+        ToolsFormat::Text => {
+            return print(&text(snapshot.definitions()));
+        }
+        ToolsFormat::Json => Format::Json,
+        ToolsFormat::Openai => Format::OpenAi,
+        ToolsFormat::OpenaiStrict => Format::OpenAiStrict,
+        ToolsFormat::OpenaiResponses => Format::OpenAiResponses,
+        ToolsFormat::Anthropic => Format::Anthropic,
+        ToolsFormat::Gemini => Format::Gemini,
+        ToolsFormat::Mcp => Format::Mcp,
     };
+    let catalog = export(&snapshot, format);
+    for (name, why) in &catalog.not_strict {
+        eprintln!("tackle: {name} is offered non-strict: its schema cannot be strict ({why})");
+    }
+    let mut text = serde_json::to_string_pretty(&catalog.tools).unwrap_or_else(|_| "[]".into());
+    text.push('\n');
+    print(&text)
+}
+
+fn print(text: &str) -> Result<ExitCode, CliError> {
     std::io::stdout()
         .write_all(text.as_bytes())
         .map_err(CliError::Output)?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn json(definitions: &[Arc<Definition>]) -> String {
-    let list: Vec<&Definition> = definitions.iter().map(AsRef::as_ref).collect();
-    let mut text = serde_json::to_string_pretty(&list).unwrap_or_else(|_| "[]".to_owned());
-    text.push('\n');
-    text
 }
 
 fn text(definitions: &[Arc<Definition>]) -> String {

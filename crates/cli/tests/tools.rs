@@ -111,3 +111,67 @@ fn skills_from_other_agents_places_and_the_users_home_are_offered() {
         assert!(description.contains(name), "{name} missing: {description}");
     }
 }
+
+fn exported(ws: &Workspace, args: &[&str]) -> serde_json::Value {
+    let out = ws.tackle(args).assert().success();
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+#[test]
+fn every_provider_format_lists_the_same_tools() {
+    let ws = Workspace::new();
+    let expected = names(&ws);
+    let name_of = |tool: &serde_json::Value| {
+        tool.get("name")
+            .or_else(|| tool.pointer("/function/name"))
+            .and_then(serde_json::Value::as_str)
+            .unwrap()
+            .to_owned()
+    };
+    for format in ["openai", "openai-strict", "openai-responses", "anthropic"] {
+        let tools = exported(&ws, &["tools", "--format", format]);
+        let listed: Vec<String> = tools.as_array().unwrap().iter().map(name_of).collect();
+        assert_eq!(listed, expected, "{format}");
+    }
+    let gemini = exported(&ws, &["tools", "--format", "gemini"]);
+    let listed: Vec<String> = gemini[0]["functionDeclarations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(name_of)
+        .collect();
+    assert_eq!(listed, expected);
+    let mcp = exported(&ws, &["tools", "--format", "mcp"]);
+    let listed: Vec<String> = mcp["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(name_of)
+        .collect();
+    assert_eq!(listed, expected);
+    let strict = exported(&ws, &["tools", "--format", "openai-strict"]);
+    assert!(
+        strict
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["function"]["strict"] == true)
+    );
+}
+
+#[test]
+fn the_model_decides_the_editing_tools() {
+    let ws = Workspace::new();
+    let listed = |model: &str| -> Vec<String> {
+        let tools = exported(&ws, &["tools", "--format", "json", "--model", model]);
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["name"].as_str().unwrap().to_owned())
+            .filter(|n| ["edit", "write", "apply_patch"].contains(&n.as_str()))
+            .collect()
+    };
+    assert_eq!(listed("gpt-5"), ["apply_patch"]);
+    assert_eq!(listed("claude-sonnet-4-5"), ["edit", "write"]);
+}

@@ -18,4 +18,8 @@ pub enum SettleError {
     /// over its limit); a failure to save a managed output keeps the preview instead.
     #[error("cannot bound the tool output: {0}")]
     Store(#[from] StoreError),
+    /// A call of a batch that did not run because an earlier call of the batch halted the
+    /// turn (`Materialization::settle_batch`).
+    #[error("not run: an earlier call of the batch stopped the turn")]
+    NotRun,
 }

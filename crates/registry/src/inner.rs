@@ -18,6 +18,9 @@ pub(crate) struct RegistryInner {
     pub(crate) app: ApplicationTools,
     pub(crate) store: OutputStore,
     pub(crate) state: Mutex<LocalState>,
+    /// Orders batches on this Location: calls of read-only tools share it, a call of any other
+    /// tool holds it alone (`Materialization::settle_batch`).
+    pub(crate) order: tokio::sync::RwLock<()>,
 }
 
 #[derive(Debug, Default)]

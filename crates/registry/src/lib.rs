@@ -19,10 +19,14 @@
 //!   [`Materialization::settle`] is the only place that executes a tool and bounds its output
 //!   (through `tackle-output-store`). A call whose effective registration changed since the
 //!   snapshot is refused as `Stale tool call: <name>`; an execution that started finishes.
+//! - [`Materialization::settle_batch`] settles one turn's calls: those of read-only tools
+//!   ([`ToolClass`](tackle_tool_core::ToolClass)) side by side, every other one alone and in
+//!   call order on its Location; the results come back in call order.
 //! - The registry authorizes nothing and never depends on `tackle-permission`: catalog
 //!   filtering sees only the [`Visibility`](tackle_tool_core::Visibility) trait.
 
 mod application;
+mod batch;
 mod error;
 mod inner;
 mod layer;

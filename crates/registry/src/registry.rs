@@ -27,6 +27,7 @@ impl ToolRegistry {
             app: application.clone(),
             store,
             state: Mutex::new(LocalState::default()),
+            order: tokio::sync::RwLock::new(()),
         };
         Self {
             inner: Arc::new(inner),

@@ -12,7 +12,7 @@ use tackle_tool_core::{
 use crate::SettleError;
 use crate::inner::RegistryInner;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct SnapEntry {
     id: u64,
     tool: Tool,
@@ -22,7 +22,7 @@ struct SnapEntry {
 /// one of them.
 #[derive(Debug)]
 pub struct Materialization {
-    registry: Arc<RegistryInner>,
+    pub(crate) registry: Arc<RegistryInner>,
     session: Option<String>,
     entries: IndexMap<String, SnapEntry>,
     /// Derived when first asked for: settling a call needs no definition.
@@ -212,6 +212,28 @@ impl Materialization {
     /// True when the snapshot offers `name`.
     pub fn contains(&self, name: &str) -> bool {
         self.entries.contains_key(name)
+    }
+
+    /// This snapshot without the tools `keep` refuses (a catalog for one model: offer
+    /// `apply_patch` or `edit`, not both); a call of a dropped name is `Unknown tool`.
+    #[must_use]
+    pub fn filtered(&self, mut keep: impl FnMut(&str, &Tool) -> bool) -> Materialization {
+        Self {
+            registry: Arc::clone(&self.registry),
+            session: self.session.clone(),
+            entries: self
+                .entries
+                .iter()
+                .filter(|(name, entry)| keep(name, &entry.tool))
+                .map(|(name, entry)| (name.clone(), entry.clone()))
+                .collect(),
+            definitions: OnceLock::new(),
+        }
+    }
+
+    /// The tool a call of `name` settles (see [`settle`](Self::settle)), if any.
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.resolve(name).map(|(_, entry)| &entry.tool)
     }
 
     /// The entry a call's name settles: the exact name, else the one name that equals it

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on broken setup
 
+mod batch;
 mod concurrency;
 mod model;
 mod registration;

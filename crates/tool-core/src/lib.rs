@@ -21,6 +21,7 @@
 //! - This crate depends on no other workspace crate and touches no filesystem or network.
 
 mod budget;
+mod class;
 mod content;
 mod context;
 #[cfg(feature = "dynamic")]
@@ -34,6 +35,7 @@ mod tool;
 mod visibility;
 
 pub use budget::{Budget, Frame, MAX_BYTES, MAX_LINES, MAX_STRUCTURED_BYTES, count_lines};
+pub use class::ToolClass;
 pub use content::{Content, OutputContent, ResultValue, ToolOutput};
 pub use context::{Call, Context};
 #[cfg(feature = "dynamic")]

@@ -16,8 +16,8 @@ use serde_json::Value;
 use crate::input::{InputSchema, Problem, input_failure, prepare};
 use crate::schema::{decode_schema_for, output_schema_for};
 use crate::{
-    Call, Content, Context, Frame, Halt, OutputContent, RegistrationError, Rendered, ToolError,
-    ToolFailure, ToolOutput, validate_name,
+    Call, Content, Context, Frame, Halt, OutputContent, RegistrationError, Rendered, ToolClass,
+    ToolError, ToolFailure, ToolOutput, validate_name,
 };
 
 /// What a model is shown about a tool registered under a name.
@@ -107,6 +107,7 @@ impl Schema {
 pub struct Tool {
     shared: Arc<Shared>,
     action: Option<Arc<str>>,
+    class: ToolClass,
 }
 
 impl fmt::Debug for Tool {
@@ -114,6 +115,7 @@ impl fmt::Debug for Tool {
         f.debug_struct("Tool")
             .field("description", &self.shared.description)
             .field("action", &self.action)
+            .field("class", &self.class)
             .finish_non_exhaustive()
     }
 }
@@ -135,6 +137,7 @@ impl Tool {
         Self {
             shared: Arc::new(shared),
             action: None,
+            class: ToolClass::default(),
         }
     }
 
@@ -229,6 +232,22 @@ impl Tool {
         Tool {
             shared: Arc::clone(&self.shared),
             action: Some(Arc::from(action.as_str())),
+            class: self.class,
+        }
+    }
+
+    /// What running this tool may change ([`ToolClass::Mutating`] unless declared).
+    pub fn class(&self) -> ToolClass {
+        self.class
+    }
+
+    /// A new tool value sharing this runtime that declares `class`; this value is unchanged.
+    #[must_use]
+    pub fn with_class(&self, class: ToolClass) -> Tool {
+        Tool {
+            shared: Arc::clone(&self.shared),
+            action: self.action.clone(),
+            class,
         }
     }
 }
