@@ -37,6 +37,7 @@ mod wildcard;
 pub use config::{UnknownKeys, parse_config, parse_permission};
 pub use error::PermissionError;
 pub use explain::{Decider, Explanation};
+pub use jsonc::to_json as jsonc_to_json;
 pub use protect::{Protected, Protection};
 pub use request::{AnswerAll, Asker, PendingRequest, Reply, ReplyLater, Request, Source};
 pub use rule::{Effect, Rule, RuleOrigin, Ruleset};
