@@ -152,6 +152,25 @@ fn webfetch_allow_timeout_and_cap() {
 }
 
 #[test]
+fn a_local_dev_server_is_a_permission_question() {
+    let ws = Workspace::new();
+    let url = serve("hello from the dev server", Duration::ZERO);
+    let input = format!(r#"{{"url": "{url}"}}"#);
+    // No terminal to ask: declined, and the message says what would allow it.
+    ws.tackle(&["call", "webfetch", &input])
+        .assert()
+        .code(2)
+        .stderr(contains("needs permission"));
+    // Answered "once".
+    let out = ws.call_yes("webfetch", &input, 0);
+    assert!(out.starts_with("hello from the dev server"), "{out}");
+    // Metadata addresses are refused whatever the answer or the allow-list.
+    ws.user_config(r#"{"webfetch": {"allow": ["169.254.0.0/16"]}}"#);
+    let out = ws.call_yes("webfetch", r#"{"url": "http://169.254.169.254/"}"#, 1);
+    assert!(out.ends_with("which webfetch never reaches\n"), "{out}");
+}
+
+#[test]
 fn websearch_is_offered_with_a_key() {
     let ws = Workspace::new();
     assert!(!ws.stdout(&["tools"]).contains("websearch"));

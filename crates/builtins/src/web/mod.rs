@@ -1,13 +1,15 @@
 //! The web tools, `webfetch` and `websearch` (the default-on `web` cargo feature).
 //!
-//! Invariants: webfetch reaches only public addresses unless [`WebAccess`] allows more,
-//! checked on the address actually connected to and on every redirect; a redirect to another
+//! Invariants: webfetch reaches only public addresses unless [`WebAccess`] allows more or the
+//! user approves one loopback or private target for one call (never a link-local or metadata
+//! address), checked on the address actually connected to and on every redirect; a redirect to another
 //! host is asserted again; bodies are streamed with a cap. websearch goes only to configured
 //! providers and never shows their credentials.
 
 mod convert;
 mod fetch;
 mod guard;
+mod local;
 pub mod search;
 
 pub use convert::{NODE_LIMIT_NOTICE, decode, html_to_markdown, html_to_text};
@@ -17,7 +19,7 @@ pub use fetch::{
     FetchOutput, MAX_REDIRECTS, MAX_RESPONSE_BYTES, MAX_TIMEOUT_SECONDS, TRUNCATION_NOTICE,
     TimeoutSeconds, check_content_type,
 };
-pub use guard::{Blocked, InvalidAllowEntry, WebAccess, blocked_reason};
+pub use guard::{Blocked, InvalidAllowEntry, WebAccess, askable, blocked_reason, never_reached};
 pub(crate) use search::websearch_tool;
 pub use search::{SearchProvider, WebSearchConfig};
 
