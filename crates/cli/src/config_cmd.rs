@@ -12,6 +12,7 @@ use crate::options::HostArgs;
 #[derive(Debug, Subcommand)]
 pub(crate) enum ConfigCommand {
     /// Print the JSON Schema of tackle.json (editors validate and complete with it).
+    #[command(after_help = "Examples:\n  tackle config schema > tackle.schema.json")]
     Schema,
 }
 

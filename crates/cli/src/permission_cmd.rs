@@ -15,6 +15,9 @@ use crate::options::HostArgs;
 #[derive(Debug, Subcommand)]
 pub(crate) enum PermissionCommand {
     /// Print the decision for an action on a resource and the rule that decides it.
+    #[command(
+        after_help = "Examples:\n  tackle permission explain bash 'git push origin main'\n  tackle permission explain edit src/main.rs --json\n  tackle permission explain webfetch http://localhost:3000"
+    )]
     Explain {
         /// The permission action (bash, read, edit, external_directory, webfetch, ...).
         action: String,
@@ -27,6 +30,9 @@ pub(crate) enum PermissionCommand {
         json: bool,
     },
     /// List the approvals saved for the Location ("always" replies).
+    #[command(
+        after_help = "Examples:\n  tackle permission list\n  tackle permission list --dir ~/src/app --json"
+    )]
     List {
         /// The Location; defaults to the current directory.
         #[arg(long, value_name = "DIR")]
@@ -36,6 +42,9 @@ pub(crate) enum PermissionCommand {
         json: bool,
     },
     /// Revoke one saved approval, written exactly as `list` shows it.
+    #[command(
+        after_help = "Examples:\n  tackle permission revoke bash 'git push *'\n  tackle permission revoke edit '*' --dir ~/src/app"
+    )]
     Revoke {
         /// The permission action.
         action: String,
@@ -46,6 +55,9 @@ pub(crate) enum PermissionCommand {
         dir: Option<std::path::PathBuf>,
     },
     /// Revoke every approval saved for the Location.
+    #[command(
+        after_help = "Examples:\n  tackle permission clear\n  tackle permission clear --dir ~/src/app"
+    )]
     Clear {
         /// The Location; defaults to the current directory.
         #[arg(long, value_name = "DIR")]
