@@ -26,6 +26,7 @@ use super::FetchSettings;
 use super::convert::{decode, html_to_markdown, html_to_text};
 use super::guard::{Blocked, WebAccess};
 use super::local::{self, Target};
+use super::response::{check_content_type, innermost, read_capped, request_detail};
 use crate::authorize::prefixed_denial;
 use crate::blocking::blocking;
 use crate::shape::keep_if_fits;
@@ -196,7 +197,7 @@ impl WebFetch {
 
     /// Checks a URL before anything is sent to it.
     fn check_url(url: &Url, access: &WebAccess) -> Result<(), Detail> {
-        check_scheme(url)?;
+        local::check_scheme(url)?;
         let host = url.host().ok_or_else(|| "the URL has no host".to_owned())?;
         access
             .check_host(&host)
@@ -430,7 +431,7 @@ impl Execute for WebFetch {
         // WF1: checked before permission or any network access.
         let url =
             Url::parse(input.url.trim()).map_err(|err| fail(format!("not a valid URL ({err})")))?;
-        check_scheme(&url).map_err(fail)?;
+        local::check_scheme(&url).map_err(fail)?;
         let reach = match local::classify(&self.access, &url).await.map_err(fail)? {
             Target::Reachable => {
                 let metadata = match serde_json::to_value(&input) {
@@ -464,103 +465,6 @@ impl Execute for WebFetch {
             other => other,
         }
     }
-}
-
-/// WF1: only http and https.
-fn check_scheme(url: &Url) -> Result<(), Detail> {
-    if matches!(url.scheme(), "http" | "https") {
-        Ok(())
-    } else {
-        Err(format!(
-            "only http:// and https:// URLs can be fetched, not {}:",
-            url.scheme()
-        ))
-    }
-}
-
-/// WF4: only textual content is fetched.
-pub fn check_content_type(content_type: &str) -> Result<(), String> {
-    let mime = content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    if mime.starts_with("image/") && mime != "image/svg+xml" && mime != "image/vnd.fastbidsheet" {
-        return Err(format!("unsupported fetched image content type {mime}"));
-    }
-    let textual = mime.is_empty()
-        || mime.starts_with("text/")
-        || mime == "application/json"
-        || mime.ends_with("+json")
-        || mime == "application/xml"
-        || mime.ends_with("+xml")
-        || mime == "application/javascript"
-        || mime == "application/x-javascript";
-    if textual {
-        Ok(())
-    } else {
-        Err(format!(
-            "unsupported content type {mime}: only text, HTML, Markdown, JSON and XML can be fetched"
-        ))
-    }
-}
-
-/// Streams at most `cap` bytes of the body; true when more was there (and was not read).
-pub(crate) async fn read_capped(
-    response: &mut Response,
-    cap: usize,
-) -> Result<(Vec<u8>, bool), reqwest::Error> {
-    let declared = response
-        .content_length()
-        .and_then(|len| usize::try_from(len).ok());
-    let mut body = Vec::with_capacity(declared.unwrap_or(0).min(cap));
-    while let Some(chunk) = response.chunk().await? {
-        let room = cap - body.len();
-        if chunk.len() > room {
-            body.extend_from_slice(&chunk[..room]);
-            return Ok((body, true));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok((body, false))
-}
-
-/// A request error without its URL (which may carry credentials), with the guard's reason
-/// when the guard refused the connection.
-pub(crate) fn request_detail(err: &reqwest::Error) -> String {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
-    while let Some(current) = source {
-        if let Some(blocked) = current.downcast_ref::<Blocked>() {
-            return blocked.to_string();
-        }
-        source = current.source();
-    }
-    if err.is_timeout() {
-        return "the request timed out".to_owned();
-    }
-    if err.is_connect() {
-        return format!("cannot connect: {}", innermost(err));
-    }
-    format!("the request failed: {}", innermost(err))
-}
-
-/// The innermost message of an error chain (hyper and io errors, never the URL).
-fn innermost(err: &reqwest::Error) -> String {
-    let mut current: &(dyn std::error::Error + 'static) = err;
-    while let Some(next) = current.source() {
-        current = next;
-    }
-    if std::ptr::addr_eq(current, err as &(dyn std::error::Error + 'static)) {
-        // No source: reqwest's own text, without the URL.
-        return err
-            .to_string()
-            .split(" for url (")
-            .next()
-            .unwrap_or_default()
-            .to_owned();
-    }
-    current.to_string()
 }
 
 /// What a body cut at `cap` bytes ends with ([`TRUNCATION_NOTICE`] at the default cap).

@@ -51,6 +51,18 @@ pub(crate) async fn classify(access: &WebAccess, url: &Url) -> Result<Target, St
     Ok(Target::Local(addrs))
 }
 
+/// WF1: only http and https.
+pub(crate) fn check_scheme(url: &Url) -> Result<(), String> {
+    if matches!(url.scheme(), "http" | "https") {
+        Ok(())
+    } else {
+        Err(format!(
+            "only http:// and https:// URLs can be fetched, not {}:",
+            url.scheme()
+        ))
+    }
+}
+
 /// `url`'s origin (`http://localhost:3000`), the resource a local fetch asks for.
 pub(crate) fn origin(url: &Url) -> String {
     url.origin().ascii_serialization()

@@ -10,6 +10,7 @@ mod convert;
 mod fetch;
 mod guard;
 mod local;
+mod response;
 pub mod search;
 
 pub use convert::{NODE_LIMIT_NOTICE, decode, html_to_markdown, html_to_text};
@@ -17,9 +18,10 @@ pub(crate) use fetch::webfetch_tool;
 pub use fetch::{
     BROWSER_USER_AGENT, CHALLENGE_USER_AGENT, DEFAULT_TIMEOUT_SECONDS, FetchFormat, FetchInput,
     FetchOutput, MAX_REDIRECTS, MAX_RESPONSE_BYTES, MAX_TIMEOUT_SECONDS, TRUNCATION_NOTICE,
-    TimeoutSeconds, check_content_type,
+    TimeoutSeconds,
 };
 pub use guard::{Blocked, InvalidAllowEntry, WebAccess, askable, blocked_reason, never_reached};
+pub use response::check_content_type;
 pub(crate) use search::websearch_tool;
 pub use search::{SearchProvider, WebSearchConfig};
 

@@ -170,7 +170,7 @@ impl Config {
             }
             for (name, agent) in file.agent.iter().flatten() {
                 if let Some(permission) = &agent.permission {
-                    let parsed = parse_permission(permission, &source)?;
+                    let parsed = under_agent(&parse_permission(permission, &source)?, name);
                     compose(
                         agents.entry(name.clone()).or_default(),
                         parsed,
@@ -262,6 +262,22 @@ fn remove_trusted_keys(value: &mut Map<String, Value>) -> Vec<&'static str> {
         }
     }
     removed
+}
+
+/// `rules` with their origins' key paths under `agent.<name>.`, where the file has them.
+fn under_agent(rules: &Ruleset, name: &str) -> Ruleset {
+    Ruleset::with_origins(rules.rules().iter().enumerate().map(|(index, rule)| {
+        let origin = match rules.origin(index) {
+            Some(RuleOrigin::Config { file, key, index }) => RuleOrigin::Config {
+                file: file.clone(),
+                key: format!("agent.{name}.{key}"),
+                index: *index,
+            },
+            Some(other) => other.clone(),
+            None => RuleOrigin::Given { index },
+        };
+        (rule.clone(), origin)
+    }))
 }
 
 fn compose(rules: &mut Ruleset, layer: Ruleset, trusted: bool) {
