@@ -52,7 +52,9 @@ impl HostArgs {
 
     /// A host builder for these flags, the process environment and `data_dir`.
     pub(crate) fn builder(&self, data_dir: Option<&Path>) -> Result<HostBuilder, CliError> {
-        let mut builder = Host::builder(self.location()?).env(Environment::from_process());
+        // The host makes the Location canonical (once).
+        let dir = self.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+        let mut builder = Host::builder(dir).env(Environment::from_process());
         if let Some(dir) = data_dir {
             builder = builder.data_dir(dir);
         }
