@@ -47,14 +47,24 @@ async fn a_session_settles_with_its_agent_and_deleting_it_drops_its_tools() {
 #[tokio::test]
 async fn configured_values_reach_the_services() {
     let mut fx = Fixture::new();
-    fx.write_user(r#"{"output": {"max_lines": 3}, "websearch": {"provider": "exa", "api_key_env": "MY_EXA"}}"#);
+    fx.write_user(
+        r#"{"output": {"max_lines": 3, "retention_days": 2, "max_file_bytes": 8192, "quota_bytes": 65536},
+            "websearch": {"provider": "exa", "api_key_env": "MY_EXA"}}"#,
+    );
+
     fx.var("MY_EXA", "key-from-elsewhere");
     fx.write("app/notes.txt", "1\n2\n3\n4\n5\n6\n7\n8\n");
     let host = host(&fx)
         .asker(Arc::new(AnswerAll(Reply::Once)))
         .build()
         .unwrap();
-    assert_eq!(host.store().config().max_lines, 3);
+    let store = host.store().config();
+    assert_eq!(store.max_lines, 3);
+    assert_eq!(
+        store.retention,
+        std::time::Duration::from_secs(2 * 24 * 60 * 60)
+    );
+    assert_eq!((store.spill_cap, store.quota), (8192, 65536));
     assert!(host.materialize().contains("websearch"));
     let call = Call::new("c1", "bash", json!({"command": "seq 1 20"}));
     let settled = host.session("s").settle(&call).await.unwrap();
