@@ -164,6 +164,7 @@ const LAYERS: &[Layer] = &[
             "tackle-permission",
             "tackle-builtins",
             "tackle-formats",
+            "tackle-host",
             "tackle",
         ],
         forbidden_build: &[],
@@ -171,7 +172,7 @@ const LAYERS: &[Layer] = &[
     Layer {
         krate: "tackle-builtins",
         only: None,
-        forbidden: &["tackle-formats", "tackle"],
+        forbidden: &["tackle-formats", "tackle-host", "tackle"],
         // The leaves need tool-core, permission and output-store; registering them is the
         // host's wiring. Tests settle through a registry, as a host does.
         forbidden_build: &["tackle-registry"],
@@ -179,10 +180,23 @@ const LAYERS: &[Layer] = &[
     Layer {
         krate: "tackle-formats",
         only: None,
-        forbidden: &["tackle"],
+        forbidden: &["tackle-host", "tackle"],
         // Provider shapes of a snapshot's definitions and settlements: tool-core and the
         // registry. Its tests and examples export the real builtins under real rules.
         forbidden_build: &["tackle-permission", "tackle-builtins"],
+    },
+    Layer {
+        // The host library: the wiring of every library crate below the binary.
+        krate: "tackle-host",
+        only: Some(&[
+            "tackle-tool-core",
+            "tackle-output-store",
+            "tackle-permission",
+            "tackle-registry",
+            "tackle-builtins",
+        ]),
+        forbidden: &[],
+        forbidden_build: &[],
     },
 ];
 
@@ -391,6 +405,7 @@ mod tests {
             "tackle-permission",
             "tackle-builtins",
             "tackle-formats",
+            "tackle-host",
             "middle",
         ];
         let members: Vec<String> = crates.iter().map(|c| format!("\"{c}\"")).collect();
@@ -503,6 +518,31 @@ mod tests {
             vec![
                 "layering: tackle-formats must not depend on tackle-builtins outside its tests",
                 "layering: tackle-formats must not depend on tackle-permission outside its tests",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_host_sits_above_the_libraries_and_below_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        write_workspace(
+            dir.path(),
+            &[
+                ("tackle-host", "tackle-builtins"),
+                ("tackle-host", "tackle-registry"),
+                ("tackle-host", "middle"),
+                ("tackle-output-store", "tackle-host"),
+            ],
+        );
+        let graph = Graph::from_metadata(&metadata(dir.path()).unwrap());
+        assert_eq!(
+            layering(&graph),
+            vec![
+                "layering: tackle-host must not depend on middle",
+                "layering: tackle-output-store must not depend on middle",
+                "layering: tackle-output-store must not depend on tackle-builtins",
+                "layering: tackle-output-store must not depend on tackle-host",
+                "layering: tackle-output-store must not depend on tackle-registry",
             ]
         );
     }

@@ -139,56 +139,123 @@ async fn html_is_converted() {
 }
 
 #[tokio::test]
-async fn local_addresses_are_refused_by_default() {
+async fn a_local_address_is_asked_about_every_time_by_its_origin() {
     let server = TestServer::start(|_, _| ok("text/plain", "secret")).await;
     let (tool, recorder) = tool_allowing(&[]);
-    // An IP literal is refused before permission is asked or anything is sent.
-    let literal = failure(fetch(&tool, json!({"url": server.url("/")})).await);
+    let origin = format!("http://127.0.0.1:{}", server.port());
     assert_eq!(
-        literal,
-        format!(
-            "Unable to fetch {}: 127.0.0.1 is a loopback address, which webfetch does not reach \
-             unless the host is allowed in the webfetch configuration",
-            server.url("/")
-        )
-    );
-    assert!(recorder.asked().is_empty());
-    // A name is refused when it resolves, so nothing reaches the server either.
-    let url = format!("http://localhost:{}/", server.port());
-    let named = failure(fetch(&tool, json!({"url": url})).await);
-    assert!(named.contains("localhost resolves to"), "{named}");
-    assert!(named.contains("a loopback address"), "{named}");
-    assert!(server.requests().is_empty());
-    // The same names are reachable once allowed, by name or by address.
-    let (by_name, _) = tool_allowing(&["localhost"]);
-    assert_eq!(
-        text(&fetch(&by_name, json!({"url": url})).await.unwrap()),
+        text(&fetch(&tool, json!({"url": server.url("/")})).await.unwrap()),
         "secret"
     );
-    let (by_net, _) = tool_allowing(&["127.0.0.0/8"]);
+    // A name is asked about too, and again: an answer covers one call.
+    let url = format!("http://localhost:{}/", server.port());
+    assert_eq!(
+        text(&fetch(&tool, json!({"url": url})).await.unwrap()),
+        "secret"
+    );
+    let asked = recorder.asked();
+    assert_eq!(asked.len(), 2);
+    assert_eq!(asked[0].resources, [origin]);
+    assert_eq!(
+        asked[1].resources,
+        [format!("http://localhost:{}", server.port())]
+    );
+    assert!(
+        asked
+            .iter()
+            .all(|request| request.always_ask && request.action == "webfetch")
+    );
+    assert_eq!(asked[0].metadata["url"], server.url("/"));
+
+    // Declined: nothing reaches the server.
+    let before = server.requests().len();
+    let (permission, _) = permission_with(tackle_permission::Reply::Reject { message: None }, &[]);
+    let declining = webfetch_tool(permission, WebAccess::new());
+    let result = fetch(&declining, json!({"url": server.url("/")})).await;
+    assert!(matches!(
+        result,
+        Err(tackle_tool_core::ToolError::Halt(
+            tackle_tool_core::Halt::Declined
+        ))
+    ));
+    // A configured deny on the origin refuses without asking.
+    let (denying, denied) = permission_with(tackle_permission::Reply::Once, &["webfetch"]);
+    let message = failure(
+        fetch(
+            &webfetch_tool(denying, WebAccess::new()),
+            json!({"url": server.url("/")}),
+        )
+        .await,
+    );
+    assert!(message.contains("Permission denied"), "{message}");
+    assert!(denied.asked().is_empty());
+    assert_eq!(server.requests().len(), before);
+
+    // Allowed by the configuration: fetched without asking.
+    let (allowed, quiet) = tool_allowing(&["127.0.0.0/8"]);
     assert_eq!(
         text(
-            &fetch(&by_net, json!({"url": server.url("/")}))
+            &fetch(&allowed, json!({"url": server.url("/")}))
                 .await
                 .unwrap()
         ),
         "secret"
     );
-    for metadata in [
+    assert!(quiet.asked().iter().all(|request| !request.always_ask));
+}
+
+#[tokio::test]
+async fn metadata_and_link_local_addresses_are_never_reached() {
+    // Even an allow-list naming them does not open them.
+    let (tool, recorder) = tool_allowing(&["169.254.0.0/16", "fe80::/10", "fd00::/8"]);
+    for url in [
         "http://169.254.169.254/latest/meta-data/",
-        "http://[::1]/",
-        "http://10.0.0.1/",
         "http://[fd00:ec2::254]/",
+        "http://[fe80::1]/",
+        "http://[::ffff:169.254.169.254]/",
     ] {
-        let message = failure(fetch(&tool, json!({"url": metadata})).await);
+        let message = failure(fetch(&tool, json!({"url": url})).await);
         assert!(
-            message.contains("which webfetch does not reach"),
+            message.ends_with("which webfetch never reaches"),
             "{message}"
         );
     }
+    assert!(recorder.asked().is_empty());
+    insta::assert_snapshot!(
+        failure(fetch(&tool, json!({"url": "http://169.254.169.254/"})).await),
+        @"Unable to fetch http://169.254.169.254/: 169.254.169.254 is a link-local address (cloud metadata endpoints live there), which webfetch never reaches"
+    );
+}
+
+#[tokio::test]
+async fn a_redirect_to_another_local_origin_is_asked_again_or_refused() {
+    let target = TestServer::start(|_, _| ok("text/plain", "inner")).await;
+    let inner = target.url("/");
+    let server = TestServer::start(move |_, _| redirect(&inner)).await;
+    // Same address, another port: asked about again, every time.
+    let (tool, recorder) = tool_allowing(&[]);
+    let url = format!("http://localhost:{}/", server.port());
+    assert_eq!(
+        text(&fetch(&tool, json!({"url": url})).await.unwrap()),
+        "inner"
+    );
+    let asked = recorder.asked();
+    assert_eq!(asked.len(), 2);
+    assert_eq!(
+        asked[1].resources,
+        [format!("http://127.0.0.1:{}", target.port())]
+    );
+    assert!(asked[1].always_ask);
+    // Another local address than the approved one: refused, naming the setting.
+    let elsewhere = format!("http://127.0.0.2:{}/", target.port());
+    let hop = TestServer::start(move |_, _| redirect(&elsewhere)).await;
+    let message = failure(fetch(&tool, json!({"url": hop.url("/")})).await);
     assert!(
-        recorder.asked().len() == 1,
-        "only the localhost name was asked about"
+        message.ends_with(
+            "127.0.0.2 is a loopback address, which webfetch reaches only when the user approves \
+             the call or `webfetch.allow` in the configuration (tackle.json) lists it"
+        ),
+        "{message}"
     );
 }
 

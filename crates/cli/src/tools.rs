@@ -10,14 +10,15 @@ use tackle_tool_core::Definition;
 
 use crate::ToolsFormat;
 use crate::error::CliError;
-use crate::host::{Host, HostOptions};
+use crate::options::{HostArgs, interactive};
 
 pub(crate) fn run(
     format: ToolsFormat,
     model: Option<&str>,
-    options: &HostOptions,
+    host: &HostArgs,
+    data_dir: Option<&std::path::Path>,
 ) -> Result<ExitCode, CliError> {
-    let host = Host::new(options, None)?;
+    let host = interactive(host.builder(data_dir)?, false)?;
     let mut snapshot = host.materialize();
     if let Some(model) = model {
         snapshot = CatalogProfile::for_model(model).apply(&snapshot);

@@ -69,8 +69,7 @@ fn explain_as_json() {
     assert_eq!(
         value,
         serde_json::json!({
-            "configuration": null,
-            "trust": null,
+            "configuration": [],
             "explanation": {
                 "action": "webfetch",
                 "resource": "https://x.org",
@@ -97,8 +96,9 @@ fn tackle_json_wins_over_opencode_json_and_config_wins_over_both() {
     ws.trust();
     let text = explain(&ws, "bash", "ls", &[]);
     assert!(text.starts_with("bash \"ls\": allow"), "{text}");
+    // Both project files apply, in merge order.
     assert!(
-        text.ends_with("configuration: [dir]/tackle.json\n"),
+        text.ends_with("configuration: [dir]/opencode.json, [dir]/tackle.json\n"),
         "{text}"
     );
     let other = ws.dir.path().join("strict.json");
@@ -110,7 +110,9 @@ fn tackle_json_wins_over_opencode_json_and_config_wins_over_both() {
     let text = explain(&ws, "bash", "ls", &["--config", other.to_str().unwrap()]);
     assert!(text.starts_with("bash \"ls\": ask"), "{text}");
     assert!(
-        text.ends_with("configuration: [dir]/strict.json\n"),
+        text.ends_with(
+            "configuration: [dir]/opencode.json, [dir]/tackle.json, [dir]/strict.json\n"
+        ),
         "{text}"
     );
 }
@@ -123,7 +125,7 @@ fn configuration_errors_are_clear_and_stop_the_command() {
         .assert()
         .code(2)
         .stderr(contains(
-            r#"tackle.json: unknown key "model"; this file accepts only "permission" and "$schema""#,
+            r#"tackle.json:1:26: unknown key "model"; expected one of: $schema, permission, agent"#,
         ));
     ws.write(
         "tackle.json",
@@ -135,6 +137,8 @@ fn configuration_errors_are_clear_and_stop_the_command() {
         .stderr(contains(
             r#"tackle.json: permission.bash["git *"]: unknown effect "maybe"; expected "allow", "ask" or "deny""#,
         ));
+    // Every layer is read: the project's file is fixed, the named one is missing.
+    ws.write("tackle.json", "{}");
     let missing = ws.dir.path().join("missing.json");
     ws.tackle(&[
         "permission",
@@ -179,4 +183,81 @@ fn without_a_terminal_the_decline_says_why() {
             "needs permission and there is no terminal to ask, so it is declined; pass --yes",
         ));
     assert!(!ws.dir.path().join("new.txt").exists());
+}
+
+#[test]
+fn saved_approvals_are_listed_revoked_and_cleared() {
+    let ws = Workspace::new();
+    let location = std::fs::canonicalize(ws.dir.path()).unwrap();
+    let saved = SavedApprovals::for_project(ws.data.path(), &location).unwrap();
+    saved.add("bash", &["git push *".to_owned()]).unwrap();
+    saved
+        .add("edit", &["*".to_owned(), "docs/*".to_owned()])
+        .unwrap();
+    let stdout = |args: &[&str], code: i32| {
+        let out = ws.tackle(args).assert().code(code);
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    insta::assert_snapshot!(stdout(&["permission", "list"], 0), @r"
+    bash git push *
+    edit *
+    edit docs/*
+    ");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&["permission", "list", "--json"], 0)).unwrap();
+    assert_eq!(
+        json[0],
+        serde_json::json!({"action": "bash", "resource": "git push *"})
+    );
+    assert_eq!(
+        stdout(&["permission", "revoke", "bash", "git push *"], 0),
+        "revoked bash git push *\n"
+    );
+    assert_eq!(
+        stdout(&["permission", "revoke", "bash", "git push *"], 1),
+        "no saved approval of bash git push * (see tackle permission list)\n"
+    );
+    // The revoked approval no longer decides.
+    let text = stdout(&["permission", "explain", "bash", "git push origin"], 0);
+    assert!(text.starts_with("bash \"git push origin\": ask"), "{text}");
+    assert_eq!(
+        stdout(&["permission", "clear"], 0),
+        "revoked 2 saved approvals\n"
+    );
+    assert_eq!(stdout(&["permission", "list"], 0), "no saved approvals\n");
+}
+
+#[test]
+fn every_command_has_examples_in_its_help() {
+    for args in [
+        &["--help"][..],
+        &["tools", "--help"],
+        &["call", "--help"],
+        &["config", "--help"],
+        &["permission", "--help"],
+        &["permission", "explain", "--help"],
+        &["permission", "list", "--help"],
+        &["permission", "revoke", "--help"],
+        &["permission", "clear", "--help"],
+        &["config", "schema", "--help"],
+        &["trust", "--help"],
+        &["untrust", "--help"],
+    ] {
+        let out = crate::tackle().args(args).assert().code(0);
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(text.contains("Examples:\n  tackle"), "{args:?}:\n{text}");
+    }
+    let out = crate::tackle().args(["call", "--help"]).assert().code(0);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    for flag in [
+        "--dir",
+        "--config",
+        "--set",
+        "--yes",
+        "--json",
+        "--session",
+        "--agent",
+    ] {
+        assert!(text.contains(flag), "{flag}:\n{text}");
+    }
 }

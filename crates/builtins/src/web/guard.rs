@@ -106,8 +106,12 @@ impl WebAccess {
         })
     }
 
-    /// True when webfetch may connect to `addr`: it is public, or an allowed network holds it.
+    /// True when webfetch may connect to `addr`: it is public, or an allowed network holds it
+    /// and it is not a metadata endpoint (see [`never_reached`]).
     pub fn allows_addr(&self, addr: IpAddr) -> bool {
+        if never_reached(addr) {
+            return false;
+        }
         blocked_reason(addr).is_none()
             || self.allowed.iter().any(|entry| match entry {
                 Allowed::Net(net, bits) => in_network(addr, *net, *bits),
@@ -128,6 +132,38 @@ impl WebAccess {
         } else {
             Err(Blocked::new(&addr.to_string(), addr))
         }
+    }
+}
+
+/// AWS's IPv6 instance metadata endpoint, a unique-local address like a developer's.
+const AWS_METADATA_V6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254);
+
+/// Addresses no allow-list entry and no approval makes reachable: link-local networks (where
+/// the cloud metadata endpoints live) and AWS's IPv6 metadata address, in any embedding.
+pub fn never_reached(addr: IpAddr) -> bool {
+    let addr = match addr {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(addr, IpAddr::V4),
+        v4 => v4,
+    };
+    match addr {
+        IpAddr::V4(v4) => v4.is_link_local(),
+        IpAddr::V6(v6) => v6.segments()[0] & 0xffc0 == 0xfe80 || v6 == AWS_METADATA_V6,
+    }
+}
+
+/// True when the user may be asked to let webfetch reach `addr`: loopback, a private
+/// (RFC 1918) network or a unique-local IPv6 address, cloud metadata excluded.
+pub fn askable(addr: IpAddr) -> bool {
+    if never_reached(addr) {
+        return false;
+    }
+    let addr = match addr {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(addr, IpAddr::V4),
+        v4 => v4,
+    };
+    match addr {
+        IpAddr::V4(v4) => v4.is_loopback() || v4.is_private(),
+        IpAddr::V6(v6) => v6.is_loopback() || v6.segments()[0] & 0xfe00 == 0xfc00,
     }
 }
 
@@ -227,12 +263,17 @@ fn embedded_v4(high: u16, low: u16) -> Ipv4Addr {
 /// A connection webfetch refuses to make.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{}, which webfetch does not reach unless the host is allowed in the webfetch \
-     configuration",
+    "{}, which webfetch {}",
     if *host == addr.to_string() {
         format!("{host} is {reason}")
     } else {
         format!("{host} resolves to {addr}, {reason}")
+    },
+    if askable(*addr) {
+        "reaches only when the user approves the call or `webfetch.allow` in the configuration \
+         (tackle.json) lists it"
+    } else {
+        "never reaches"
     }
 )]
 pub struct Blocked {
@@ -276,7 +317,8 @@ impl Resolve for GuardedResolver {
             let found: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             if access.allows_host(&host) {
-                return Ok(Box::new(found.into_iter()) as Addrs);
+                let reachable = found.into_iter().filter(|addr| !never_reached(addr.ip()));
+                return Ok(Box::new(reachable) as Addrs);
             }
             let first = found.first().copied();
             let permitted: Vec<SocketAddr> = found
@@ -405,7 +447,8 @@ mod tests {
             let shift = 32 - u32::from(bits);
             let same = bits == 0 || (net >> shift) == (addr >> shift);
             let candidate = Ipv4Addr::from(addr);
-            let expected = same || blocked_reason(IpAddr::V4(candidate)).is_none();
+            let expected = (same && !never_reached(IpAddr::V4(candidate)))
+                || blocked_reason(IpAddr::V4(candidate)).is_none();
             proptest::prop_assert_eq!(access.allows_addr(IpAddr::V4(candidate)), expected);
         }
     }

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use url::Url;
 
 use super::{SearchError, SearchFuture, SearchProvider, SearchRequest};
-use crate::web::fetch::read_capped;
+use crate::web::response::read_capped;
 
 /// The Exa MCP endpoint.
 pub const EXA_URL: &str = "https://mcp.exa.ai/mcp";
