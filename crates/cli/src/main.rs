@@ -58,6 +58,17 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+enum SessionCommand {
+    /// Delete everything the session left: its todo list and its managed outputs.
+    Delete {
+        /// The session id given to `tackle call --session`.
+        id: String,
+        #[command(flatten)]
+        host: HostArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
 enum Command {
     /// Print the definitions of the available tools.
     #[command(
@@ -97,6 +108,12 @@ enum Command {
         /// The agent making the call (its `agent.<name>.permission` rules apply).
         #[arg(long, value_name = "NAME")]
         agent: Option<String>,
+    },
+    /// Delete a session (`call --session ID`): its todo list and its managed outputs.
+    #[command(after_help = "Examples:\n  tackle session delete review-42 --dir ~/src/app")]
+    Session {
+        #[command(subcommand)]
+        command: SessionCommand,
     },
     /// Print the effective configuration, each value with where it came from.
     #[command(
@@ -202,6 +219,14 @@ fn main() -> ExitCode {
                     agent,
                 };
                 call::run(&call, &host, data_dir.as_deref()).await
+            }
+            Command::Session {
+                command: SessionCommand::Delete { id, host },
+            } => {
+                // Deleting needs no tool built: `todowrite` is the cheapest to name.
+                let host = host.builder(data_dir.as_deref())?.only("todowrite").build()?;
+                host.delete_session(&id)?;
+                Ok(ExitCode::SUCCESS)
             }
             Command::Config { command, host } => {
                 config_cmd::run(command.as_ref(), &host, data_dir.as_deref())

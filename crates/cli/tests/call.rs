@@ -288,3 +288,24 @@ fn calls_written_for_opencode_kilo_and_claude_code_settle() {
         .code(1)
         .stdout(contains("ignorecase: unknown field"));
 }
+
+/// `--session` keeps a todo list across processes in the data directory, and `tackle session
+/// delete` removes it (with the session's managed outputs).
+#[test]
+fn a_sessions_todos_outlive_the_call_until_the_session_is_deleted() {
+    let ws = Workspace::new();
+    let todos = r#"{"todos": [{"content": "ship it", "status": "pending", "priority": "high"}]}"#;
+    ws.tackle(&["call", "todowrite", todos, "--session", "review-42"])
+        .assert()
+        .code(0);
+    let saved = || {
+        std::fs::read_dir(ws.data.path().join("todos"))
+            .map(|dir| dir.count())
+            .unwrap_or(0)
+    };
+    assert_eq!(saved(), 1);
+    ws.tackle(&["session", "delete", "review-42"])
+        .assert()
+        .code(0);
+    assert_eq!(saved(), 0);
+}

@@ -46,6 +46,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             return Err(format!("{tool} failed").into());
         }
     }
-    host.delete_session(session.id());
+    host.delete_session(session.id())?;
     Ok(())
 }

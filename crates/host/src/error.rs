@@ -53,6 +53,9 @@ pub enum HostError {
         .0.display()
     )]
     NothingToTrust(PathBuf),
+    /// A session's managed outputs could not be removed.
+    #[error("cannot remove the session's managed outputs: {0}")]
+    Store(tackle_output_store::StoreError),
     /// A tool could not be registered.
     #[error("cannot register the tools: {0}")]
     Registration(tackle_tool_core::RegistrationError),

@@ -10,7 +10,7 @@ use tackle_builtins::question::QuestionService;
 use tackle_builtins::todo::TodoStore;
 use tackle_builtins::{FileMutation, Location, LocationServices};
 use tackle_output_store::{OutputStore, StoreConfig};
-use tackle_permission::{AnswerAll, Asker, Permission, Protected, Reply, SavedApprovals};
+use tackle_permission::{Agents, AnswerAll, Asker, Permission, Protected, Reply, SavedApprovals};
 use tackle_registry::{
     ApplicationTools, Materialization, Registration, SettleError, Settlement, ToolRegistry,
 };
@@ -143,8 +143,14 @@ impl HostBuilder {
         // The data directory holds the saved approvals and the trust records: a tool writing
         // there could grant as much as a rule, so it is protected like the configuration.
         let protected = Protected::from_env(|key| env.get_os(key)).and_dir(&data_dir);
-        let permission =
-            Permission::new(config.rules.clone(), saved, asker).with_protected(protected);
+        // Each configured agent's rules apply after the global ones to that agent's requests.
+        let mut agents = Agents::new();
+        for (name, rules) in &config.agents {
+            agents.define(name.clone(), rules.clone());
+        }
+        let permission = Permission::new(config.rules.clone(), saved, asker)
+            .with_protected(protected)
+            .with_agents(agents);
         let mut services = LocationServices::new(
             Location::new(&location).map_err(HostError::Builtins)?,
             permission.clone(),
@@ -158,9 +164,11 @@ impl HostBuilder {
         if let Some(questions) = self.questions {
             services = services.with_questions(questions);
         }
-        if let Some(todos) = self.todos {
-            services = services.with_todos(todos);
-        }
+        // Todo lists outlive the process in the data directory (`--session` finds them again).
+        let todos = self
+            .todos
+            .unwrap_or_else(|| TodoStore::in_data_dir(&data_dir));
+        services = services.with_todos(todos);
         let tools = match self.only.as_deref() {
             Some(name) => match tackle_builtins::builtin_tool(&services, name) {
                 Some(tool) => vec![(name.to_owned(), tool)],
@@ -283,15 +291,27 @@ impl Host {
         }
     }
 
-    /// Deletes the session `id`: the tools registered for it are gone.
-    pub fn delete_session(&self, id: &str) {
+    /// Deletes the session `id` and everything that was its own, together: the tools
+    /// registered for it, its pending permission asks (they end as cancelled) and its "this
+    /// session" approvals, its todo list and its managed outputs. Every part is removed even
+    /// when an earlier one fails; the first failure is returned.
+    pub fn delete_session(&self, id: &str) -> Result<(), HostError> {
         let removed = self
             .sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(id);
-        // Dropping the guards removes exactly those batches from the Session layer.
+        // The layer goes at once, whoever else holds a guard of it; then ours are dropped.
+        self.registry.close_session(id);
         drop(removed);
+        self.permission.delete_session(id);
+        let todos = self
+            .services
+            .todos()
+            .delete_session(id)
+            .map_err(HostError::Builtins);
+        let outputs = self.store.remove_session(id).map_err(HostError::Store);
+        todos.and(outputs.map(drop))
     }
 }
 
@@ -339,7 +359,7 @@ impl Session<'_> {
     pub fn materialize(&self) -> Materialization {
         self.host
             .registry
-            .materialize_session(&self.id, self.host.permission.rules())
+            .materialize_session(&self.id, &self.host.permission.visibility(&self.agent))
     }
 
     /// Settles `call` against a fresh catalog of this session.

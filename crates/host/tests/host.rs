@@ -39,7 +39,7 @@ async fn a_session_settles_with_its_agent_and_deleting_it_drops_its_tools() {
     // Another session does not see it.
     let other = host.create_session();
     assert!(!other.materialize().contains("whoami"));
-    host.delete_session(session.id());
+    host.delete_session(session.id()).unwrap();
     assert!(!host.session(session.id()).materialize().contains("whoami"));
     assert!(host.session(session.id()).materialize().contains("read"));
 }
