@@ -11,10 +11,14 @@
 //! - `fuzz [--seconds N] [--keep-going] [--build-only] [TARGET...]`: the cargo-fuzz targets of `fuzz/`, each
 //!   for N seconds (default 60), with the nightly toolchain (see [`fuzz`]).
 //!
+//! - `release <major|minor|patch|X.Y.Z> [--dry-run] [--skip-ci]`: bump, changelog, package,
+//!   tag; never pushes or publishes (see [`release`]).
+//!
 //! xtask is not part of the product; it may spawn processes and read the tree freely.
 
 mod fuzz;
 mod public_api;
+mod release;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -33,6 +37,7 @@ fn main() -> ExitCode {
         },
         Some("bench") => bench(&root, &args[1..]),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
+        Some("release") => release::command(&root, &args[1..]),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -45,7 +50,8 @@ fn main() -> ExitCode {
 }
 
 const USAGE: &str = "usage: cargo xtask <ci | tidy | public-api [--bless] | bench <name> | \
-                     fuzz [--seconds N] [--keep-going] [--build-only] [TARGET...]>";
+                     fuzz [--seconds N] [--keep-going] [--build-only] [TARGET...] | \
+                     release <major|minor|patch|X.Y.Z> [--dry-run] [--skip-ci]>";
 
 /// A benchmark: `cargo xtask bench <name>` runs `cargo bench -p <package> --bench <target>`.
 ///
@@ -141,6 +147,7 @@ fn ci(root: &Path) -> Result<(), String> {
     feature_matrix(root)?;
     tidy::run(root).map_err(|problems| problems.join("\n"))?;
     public_api::run(root, false)?;
+    release::check_packages(root)?;
     eprintln!("xtask: ci passed");
     Ok(())
 }
