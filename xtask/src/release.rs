@@ -106,7 +106,10 @@ pub(crate) fn command(root: &Path, args: &[String]) -> Result<(), String> {
                 .map_err(|err| format!("cannot remove {}: {err}", scratch.display()))?;
         }
         ensure_clean(root)?;
-        git(root, &["clone", "--quiet", "--no-local", ".", &path_arg(&scratch)?])?;
+        git(
+            root,
+            &["clone", "--quiet", "--no-local", ".", &path_arg(&scratch)?],
+        )?;
         copy_identity(root, &scratch)?;
         // The scratch clone shares this repository's target directory, so nothing is rebuilt.
         let options = Options {
@@ -119,7 +122,10 @@ pub(crate) fn command(root: &Path, args: &[String]) -> Result<(), String> {
         run(root, &options)?
     };
     eprintln!("{}", released.section);
-    eprintln!("xtask: released {} (tag {})", released.version, released.tag);
+    eprintln!(
+        "xtask: released {} (tag {})",
+        released.version, released.tag
+    );
     eprintln!("xtask: packaged in order: {}", released.order.join(", "));
     for package in &released.packages {
         eprintln!("xtask:   {}", package.display());
@@ -170,7 +176,10 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<Released, String> {
         root,
         &["add", "--", "Cargo.toml", "Cargo.lock", changelog::FILE],
     )?;
-    git(root, &["commit", "--quiet", "-m", &format!("release {version}")])?;
+    git(
+        root,
+        &["commit", "--quiet", "-m", &format!("release {version}")],
+    )?;
 
     let packaged = package(root, options, &crates)?;
     if options.publish_dry_run {
@@ -185,7 +194,14 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<Released, String> {
     // Verbatim: the default cleanup would strip the section's `#` headings as comments.
     git(
         root,
-        &["tag", "--annotate", "--cleanup=verbatim", &tag, "--message", &message],
+        &[
+            "tag",
+            "--annotate",
+            "--cleanup=verbatim",
+            &tag,
+            "--message",
+            &message,
+        ],
     )?;
     Ok(Released {
         version,
@@ -244,7 +260,10 @@ pub(crate) fn check_package_budget(root: &Path, crates: &[String]) -> Result<(),
     let metadata = crate::tidy::metadata(root)?;
     let mut problems = Vec::new();
     for name in crates {
-        let Some(package) = metadata.workspace_packages().into_iter().find(|p| p.name == *name)
+        let Some(package) = metadata
+            .workspace_packages()
+            .into_iter()
+            .find(|p| p.name == *name)
         else {
             continue;
         };
@@ -292,7 +311,14 @@ fn dist_size(root: &Path, options: &Options) -> Result<String, String> {
     cargo_in(
         root,
         options,
-        &["build", "--profile", "dist", "--package", "tackle", "--locked"],
+        &[
+            "build",
+            "--profile",
+            "dist",
+            "--package",
+            "tackle",
+            "--locked",
+        ],
     )?;
     let dir = match &options.target_dir {
         Some(dir) => dir.clone(),
@@ -364,7 +390,11 @@ fn cargo_in(root: &Path, options: &Options, args: &[&str]) -> Result<(), String>
 
 fn cargo_output(root: &Path, args: &[&str]) -> Result<String, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    output(Command::new(cargo).args(args).current_dir(root), "cargo", args)
+    output(
+        Command::new(cargo).args(args).current_dir(root),
+        "cargo",
+        args,
+    )
 }
 
 pub(crate) fn git(root: &Path, args: &[&str]) -> Result<(), String> {
@@ -372,7 +402,11 @@ pub(crate) fn git(root: &Path, args: &[&str]) -> Result<(), String> {
 }
 
 pub(crate) fn git_output(root: &Path, args: &[&str]) -> Result<String, String> {
-    output(Command::new("git").args(args).current_dir(root), "git", args)
+    output(
+        Command::new("git").args(args).current_dir(root),
+        "git",
+        args,
+    )
 }
 
 fn output(command: &mut Command, program: &str, args: &[&str]) -> Result<String, String> {

@@ -45,6 +45,10 @@ pub(crate) enum CliError {
         .0.display()
     )]
     NothingToTrust(PathBuf),
+    #[error("cannot create a scratch directory: {0}")]
+    Scratch(#[source] std::io::Error),
+    #[error("cannot encode JSON: {0}")]
+    Json(#[source] serde_json::Error),
     #[error("cannot register the builtin tools: {0}")]
     Registration(tackle_tool_core::RegistrationError),
 }

@@ -12,6 +12,7 @@ mod asker;
 mod call;
 mod config;
 mod error;
+mod generate;
 mod host;
 mod permission_cmd;
 mod question;
@@ -29,7 +30,11 @@ use crate::error::CliError;
 use crate::host::HostOptions;
 
 #[derive(Debug, Parser)]
-#[command(name = "tackle", version, about = "The tool runtime for coding agents")]
+#[command(
+    name = "tackle",
+    version = generate::VERSION,
+    about = "The tool runtime for coding agents"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -94,6 +99,17 @@ enum Command {
         #[arg(value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Print a shell completion script (e.g. `tackle completions bash > ~/.local/share/bash-completion/completions/tackle`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff); `cargo xtask man` writes it to a file.
+    #[command(hide = true)]
+    Man,
+    /// Print every builtin's definition and permission action as JSON (for docs/tools.md).
+    #[command(hide = true)]
+    Reference,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -162,6 +178,9 @@ fn main() -> ExitCode {
                 trust_cmd::trust(dir.as_deref(), cli.data_dir.as_deref())
             }
             Command::Untrust { dir } => trust_cmd::untrust(dir.as_deref(), cli.data_dir.as_deref()),
+            Command::Completions { shell } => generate::completions(shell),
+            Command::Man => generate::man(),
+            Command::Reference => generate::reference(),
         }
     });
     match outcome {

@@ -22,6 +22,8 @@
 //! - This crate depends on `tackle-tool-core` only (it implements its `Visibility` for catalog
 //!   filtering) and touches no file but the saved-approvals file.
 
+#![deny(missing_docs)]
+
 mod config;
 mod error;
 mod explain;

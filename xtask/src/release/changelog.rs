@@ -114,7 +114,9 @@ pub(crate) fn section(
         text.push_str("No changes since the previous release.\n\n");
     }
     for (index, commits) in listed {
-        let name = groups.get(index).map_or(WORKSPACE, |(name, _)| name.as_str());
+        let name = groups
+            .get(index)
+            .map_or(WORKSPACE, |(name, _)| name.as_str());
         text.push_str(&format!("### {name}\n\n"));
         for commit in commits {
             text.push_str(&format!("- {} ({})\n", commit.subject, commit.hash));
@@ -144,10 +146,15 @@ fn group_dirs(root: &Path, metadata: &Metadata) -> Result<Vec<(String, String)>,
         .collect();
     others.sort();
     names.extend(others);
-    let root = root.canonicalize().map_err(|err| format!("{}: {err}", root.display()))?;
+    let root = root
+        .canonicalize()
+        .map_err(|err| format!("{}: {err}", root.display()))?;
     let mut groups = Vec::new();
     for name in names {
-        let Some(package) = metadata.workspace_packages().into_iter().find(|p| p.name == name)
+        let Some(package) = metadata
+            .workspace_packages()
+            .into_iter()
+            .find(|p| p.name == name)
         else {
             continue;
         };

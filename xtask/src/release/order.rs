@@ -9,7 +9,11 @@ pub(crate) fn publishable(metadata: &Metadata) -> BTreeSet<String> {
     metadata
         .workspace_packages()
         .into_iter()
-        .filter(|p| p.publish.as_ref().is_none_or(|registries| !registries.is_empty()))
+        .filter(|p| {
+            p.publish
+                .as_ref()
+                .is_none_or(|registries| !registries.is_empty())
+        })
         .map(|p| p.name.to_string())
         .collect()
 }
@@ -56,12 +60,11 @@ pub(crate) fn publish_order(metadata: &Metadata) -> Result<Vec<String>, String> 
 pub(crate) fn order(mut needs: BTreeMap<String, BTreeSet<String>>) -> Result<Vec<String>, String> {
     let mut done = Vec::new();
     while !needs.is_empty() {
-        let ready: Vec<String> = needs
+        let ready = needs
             .iter()
-            .filter(|(_, first)| first.is_empty())
-            .map(|(name, _)| name.clone())
-            .collect();
-        let Some(next) = ready.into_iter().next() else {
+            .find(|(_, first)| first.is_empty())
+            .map(|(name, _)| name.clone());
+        let Some(next) = ready else {
             let stuck: Vec<&str> = needs.keys().map(String::as_str).collect();
             return Err(format!(
                 "the workspace crates {} depend on each other in a cycle",

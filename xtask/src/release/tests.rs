@@ -74,7 +74,10 @@ fn the_order_puts_every_crate_after_what_it_needs_and_names_a_cycle() {
 #[test]
 fn the_section_groups_commits_by_the_crates_they_touch() {
     let groups = vec![
-        ("tackle-tool-core".to_owned(), "crates/tool-core/".to_owned()),
+        (
+            "tackle-tool-core".to_owned(),
+            "crates/tool-core/".to_owned(),
+        ),
         ("tackle".to_owned(), "crates/cli/".to_owned()),
     ];
     let commit = |hash: &str, subject: &str, files: &[&str]| Commit {
@@ -178,8 +181,16 @@ fn a_release_on_a_scratch_clone_writes_the_changelog_packages_every_library_crat
         git(&clone, &["config", key, value]).unwrap();
     }
     // The previous release is two commits back: only the two after it are in the section.
-    git(&clone, &["tag", "--annotate", "v0.0.1", "-m", "base", "HEAD~2"]).unwrap();
-    let expected_subjects = git_output(&clone, &["log", "--no-merges", "--format=%s", "v0.0.1..HEAD"]).unwrap();
+    git(
+        &clone,
+        &["tag", "--annotate", "v0.0.1", "-m", "base", "HEAD~2"],
+    )
+    .unwrap();
+    let expected_subjects = git_output(
+        &clone,
+        &["log", "--no-merges", "--format=%s", "v0.0.1..HEAD"],
+    )
+    .unwrap();
     let excluded_subject = git_output(&clone, &["log", "-1", "--format=%s", "v0.0.1"]).unwrap();
 
     let metadata = crate::tidy::metadata(&clone).unwrap();
@@ -202,7 +213,10 @@ fn a_release_on_a_scratch_clone_writes_the_changelog_packages_every_library_crat
     let heading = format!("## [Unreleased]\n\n## [{next}] - 2026-12-03\n");
     assert!(changelog.contains(&heading), "{changelog}");
     for subject in expected_subjects.lines() {
-        assert!(released.section.contains(subject), "{subject} missing from\n{changelog}");
+        assert!(
+            released.section.contains(subject),
+            "{subject} missing from\n{changelog}"
+        );
     }
     if !expected_subjects.contains(excluded_subject.trim()) {
         assert!(!released.section.contains(excluded_subject.trim()));
@@ -211,7 +225,12 @@ fn a_release_on_a_scratch_clone_writes_the_changelog_packages_every_library_crat
     // The release commit and its annotated tag; nothing left uncommitted.
     let tag = format!("v{next}");
     assert_eq!(released.tag, tag);
-    assert_eq!(git_output(&clone, &["cat-file", "-t", &tag]).unwrap().trim(), "tag");
+    assert_eq!(
+        git_output(&clone, &["cat-file", "-t", &tag])
+            .unwrap()
+            .trim(),
+        "tag"
+    );
     let tagged = git_output(&clone, &["rev-parse", &format!("{tag}^{{commit}}")]).unwrap();
     assert_eq!(tagged, git_output(&clone, &["rev-parse", "HEAD"]).unwrap());
     let subject = git_output(&clone, &["log", "-1", "--format=%s"]).unwrap();
@@ -234,7 +253,11 @@ fn a_release_on_a_scratch_clone_writes_the_changelog_packages_every_library_crat
         "every library crate and nothing else is published"
     );
     for package in metadata.workspace_packages() {
-        let Some(at) = released.order.iter().position(|n| *n == package.name.as_str()) else {
+        let Some(at) = released
+            .order
+            .iter()
+            .position(|n| *n == package.name.as_str())
+        else {
             continue;
         };
         for dep in &package.dependencies {
@@ -258,7 +281,10 @@ fn a_release_on_a_scratch_clone_writes_the_changelog_packages_every_library_crat
             .unwrap();
         assert!(manifest.status.success());
         let manifest = String::from_utf8(manifest.stdout).unwrap();
-        assert!(manifest.contains(&format!("version = \"{next}\"")), "{manifest}");
+        assert!(
+            manifest.contains(&format!("version = \"{next}\"")),
+            "{manifest}"
+        );
         if name != "tackle-tool-core" {
             let requirement = format!("[dependencies.tackle-tool-core]\nversion = \"{next}\"");
             assert!(manifest.contains(&requirement), "{manifest}");

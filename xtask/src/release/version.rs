@@ -74,7 +74,11 @@ pub(crate) fn write(root: &Path, current: &Version, next: &Version) -> Result<()
     std::fs::write(&path, updated).map_err(|err| format!("Cargo.toml: {err}"))
 }
 
-pub(crate) fn bump_manifest(text: &str, current: &Version, next: &Version) -> Result<String, String> {
+pub(crate) fn bump_manifest(
+    text: &str,
+    current: &Version,
+    next: &Version,
+) -> Result<String, String> {
     let old = format!("version = \"{current}\"");
     let new = format!("version = \"{next}\"");
     let mut section = "";
