@@ -4,6 +4,7 @@
 
 mod call;
 mod crash;
+mod generate;
 mod permission;
 mod redact;
 mod tools;
