@@ -106,6 +106,10 @@ pub(crate) fn command(root: &Path, args: &[String]) -> Result<(), String> {
                 .map_err(|err| format!("cannot remove {}: {err}", scratch.display()))?;
         }
         ensure_clean(root)?;
+        // CI runs here, on the commit the clone gets, where everything is already built.
+        if options.ci {
+            crate::ci(root)?;
+        }
         git(
             root,
             &["clone", "--quiet", "--no-local", ".", &path_arg(&scratch)?],
@@ -113,6 +117,7 @@ pub(crate) fn command(root: &Path, args: &[String]) -> Result<(), String> {
         copy_identity(root, &scratch)?;
         // The scratch clone shares this repository's target directory, so nothing is rebuilt.
         let options = Options {
+            ci: false,
             target_dir: Some(target_dir(root)?),
             ..options
         };
