@@ -291,3 +291,37 @@ fn a_release_on_a_scratch_clone_writes_the_changelog_packages_every_library_crat
         }
     }
 }
+
+#[test]
+fn a_dirty_tree_is_refused_before_anything_changes() {
+    let scratch = tempfile::tempdir().unwrap();
+    let clone = scratch.path().join("repo");
+    let status = Command::new("git")
+        .args(["clone", "--quiet", "--no-local"])
+        .arg(crate::workspace_root())
+        .arg(&clone)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::write(clone.join("stray.txt"), "not committed\n").unwrap();
+    let head = git_output(&clone, &["rev-parse", "HEAD"]).unwrap();
+    let options = Options {
+        bump: "patch".to_owned(),
+        ci: true,
+        dist: false,
+        verify: false,
+        publish_dry_run: false,
+        target_dir: Some(scratch.path().join("target")),
+        date: None,
+    };
+    let refused = super::run(&clone, &options).unwrap_err();
+    assert!(
+        refused.contains("not clean") && refused.contains("stray.txt"),
+        "{refused}"
+    );
+    assert_eq!(git_output(&clone, &["rev-parse", "HEAD"]).unwrap(), head);
+    assert!(git_output(&clone, &["tag"]).unwrap().is_empty());
+    let manifest = std::fs::read_to_string(clone.join("Cargo.toml")).unwrap();
+    let committed = git_output(&clone, &["show", "HEAD:Cargo.toml"]).unwrap();
+    assert_eq!(manifest, committed);
+}
