@@ -184,7 +184,7 @@ pub(crate) fn page(results: &[(&str, Vec<Ratio>)], host: &str) -> String {
             let _ = writeln!(
                 text,
                 "| {bench} | {} | {:.2}x | {target} | {met} |",
-                ratio.label.replace('|', "\\|"),
+                markdown_text(&ratio.label),
                 ratio.value
             );
         }
@@ -261,6 +261,18 @@ pub(crate) fn chart(results: &[(&str, Vec<Ratio>)]) -> String {
     svg
 }
 
+/// Text that Markdown shows as it is inside a table cell (pattern labels hold `*` and `_`).
+fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '|' | '*' | '_' | '`' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -319,6 +331,11 @@ write 200 MiB (peak RSS over content): tackle 300 MiB, ratio 1.50x (target <= 2.
                 target: Some(("<=".to_owned(), 2.0)),
             },
             Ratio {
+                label: "*a*b".to_owned(),
+                value: 0.5,
+                target: None,
+            },
+            Ratio {
                 label: "a <b>".to_owned(),
                 value: 3.0,
                 target: Some(("<=".to_owned(), 1.2)),
@@ -341,7 +358,8 @@ write 200 MiB (peak RSS over content): tackle 300 MiB, ratio 1.50x (target <= 2.
         let svg = chart(&results);
         assert!(svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"));
         assert!(svg.contains("read: a &lt;b&gt;"), "{svg}");
-        assert_eq!(svg.matches("<rect x=").count(), 2);
+        assert!(page.contains("| read | \\*a\\*b | 0.50x |  |  |"), "{page}");
+        assert_eq!(svg.matches("<rect x=").count(), 3);
         assert!(svg.contains("#d9534f"), "the missed target is red");
     }
 }
