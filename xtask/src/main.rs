@@ -2,19 +2,30 @@
 //!
 //! - `ci`: everything CI checks, in order: fmt, clippy (`-D warnings`), nextest, doc tests, the
 //!   feature matrix (tool-core and builtins with no default features, then each feature alone),
-//!   tidy, public-api.
+//!   cargo-deny (bans, licences, sources; `deny.toml`), tidy, public-api, the size budget of
+//!   packaged files, docs.
 //! - `tidy`: the architecture and hygiene rules that the compiler cannot check (see [`tidy`]).
 //! - `public-api [--bless]`: each library crate's public surface, rendered from rustdoc JSON
 //!   (stable toolchain, `RUSTC_BOOTSTRAP=1`), must match its listing in `docs/api/`, so an API
 //!   change shows up in review; `--bless` rewrites the listings (see [`public_api`]).
-//! - `bench <name>`: the benchmarks that issues ask for, each against its named peer.
+//! - `bench <name>`: the benchmarks that issues ask for, each against its named peer;
+//!   `bench --report` runs them all and writes `docs/benchmarks.md` (see [`bench_report`]).
 //! - `fuzz [--seconds N] [--keep-going] [--build-only] [TARGET...]`: the cargo-fuzz targets of `fuzz/`, each
 //!   for N seconds (default 60), with the nightly toolchain (see [`fuzz`]).
 //!
+//! - `release <major|minor|patch|X.Y.Z> [--dry-run] [--skip-ci]`: bump, changelog, package,
+//!   tag; never pushes or publishes (see [`release`]).
+//!
+//! - `docs [--bless]`: rustdoc with `-D warnings`, and the generated `docs/tools.md` and
+//!   `docs/config.md` must match the code (see [`docs`]); `man`: the man page, from clap.
+//!
 //! xtask is not part of the product; it may spawn processes and read the tree freely.
 
+mod bench_report;
+mod docs;
 mod fuzz;
 mod public_api;
+mod release;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -33,6 +44,13 @@ fn main() -> ExitCode {
         },
         Some("bench") => bench(&root, &args[1..]),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
+        Some("release") => release::command(&root, &args[1..]),
+        Some("docs") => match &args[1..] {
+            [] => docs::run(&root, false),
+            [flag] if flag == "--bless" => docs::run(&root, true),
+            _ => Err(USAGE.to_owned()),
+        },
+        Some("man") => docs::man(&root),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -44,8 +62,10 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <ci | tidy | public-api [--bless] | bench <name> | \
-                     fuzz [--seconds N] [--keep-going] [--build-only] [TARGET...]>";
+const USAGE: &str = "usage: cargo xtask <ci | tidy | public-api [--bless] | bench <name> | bench --report | \
+                     fuzz [--seconds N] [--keep-going] [--build-only] [TARGET...] | \
+                     release <major|minor|patch|X.Y.Z> [--dry-run] [--skip-ci] | \
+                     docs [--bless] | man>";
 
 /// A benchmark: `cargo xtask bench <name>` runs `cargo bench -p <package> --bench <target>`.
 ///
@@ -144,6 +164,14 @@ fn ci(root: &Path) -> Result<(), String> {
             "--example",
             "embed",
         ],
+        &[
+            "deny",
+            "check",
+            "--hide-inclusion-graph",
+            "bans",
+            "licenses",
+            "sources",
+        ],
     ];
     for step in steps {
         cargo(root, step)?;
@@ -151,6 +179,8 @@ fn ci(root: &Path) -> Result<(), String> {
     feature_matrix(root)?;
     tidy::run(root).map_err(|problems| problems.join("\n"))?;
     public_api::run(root, false)?;
+    release::check_packages(root)?;
+    docs::run(root, false)?;
     eprintln!("xtask: ci passed");
     Ok(())
 }
@@ -215,6 +245,9 @@ fn bench(root: &Path, args: &[String]) -> Result<(), String> {
     } else {
         names.join(", ")
     };
+    if args.first().is_some_and(|a| a == "--report") {
+        return bench_report::run(root, BENCHES);
+    }
     let Some(name) = args.first() else {
         return Err(format!(
             "usage: cargo xtask bench <name> [args...]; available: {available}"

@@ -200,7 +200,7 @@ fn stale_listings(dir: &Path, expected: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// A unified diff from the checked-in listing to the rendered one.
-fn diff(name: &str, old: &str, new: &str) -> String {
+pub(crate) fn diff(name: &str, old: &str, new: &str) -> String {
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(2)

@@ -63,7 +63,7 @@ pub(crate) fn metadata(root: &Path) -> Result<Metadata, String> {
     serde_json::from_slice(&output.stdout).map_err(|err| format!("cargo metadata output: {err}"))
 }
 
-fn host_triple() -> Result<String, String> {
+pub(crate) fn host_triple() -> Result<String, String> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let output = Command::new(rustc)
         .arg("-vV")

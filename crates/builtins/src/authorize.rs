@@ -4,7 +4,7 @@
 //! tool's own action on the canonical resource → only then read or touch the file. A denial at
 //! either step returns before anything is read.
 //!
-//! Every leaf words a configured denial the same way, through [`prefixed_denial`]: its own
+//! Every leaf words a configured denial the same way, through `prefixed_denial`: its own
 //! failure text first (`Unable to <verb> <path>: Permission denied: ...`), as the reference's
 //! tests expect of every leaf that has such a text.
 

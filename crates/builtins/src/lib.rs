@@ -16,6 +16,8 @@
 //!   a killed writer leaves no temporary file.
 //! - No tool loses or changes a byte it was not asked to change.
 
+#![deny(missing_docs)]
+
 #[cfg(feature = "apply-patch")]
 pub mod apply_patch;
 pub mod authorize;

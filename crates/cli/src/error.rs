@@ -25,6 +25,10 @@ pub(crate) enum CliError {
     Store(tackle_output_store::StoreError),
     #[error("--set {0:?}: expected KEY=VALUE (e.g. --set output.max_lines=500)")]
     SetFlag(String),
+    #[error("cannot create a scratch directory: {0}")]
+    Scratch(#[source] std::io::Error),
+    #[error("cannot encode JSON: {0}")]
+    Json(#[source] serde_json::Error),
 }
 
 impl From<tackle_registry::SettleError> for CliError {

@@ -14,6 +14,7 @@ mod asker;
 mod call;
 mod config_cmd;
 mod error;
+mod generate;
 mod options;
 mod permission_cmd;
 mod question;
@@ -44,7 +45,7 @@ Examples:
 #[derive(Debug, Parser)]
 #[command(
     name = "tackle",
-    version,
+    version = generate::VERSION,
     about = "The tool runtime for coding agents",
     after_help = MAIN_HELP
 )]
@@ -154,6 +155,17 @@ enum Command {
         #[arg(value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Print a shell completion script (e.g. `tackle completions bash > ~/.local/share/bash-completion/completions/tackle`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff); `cargo xtask man` writes it to a file.
+    #[command(hide = true)]
+    Man,
+    /// Print every builtin's definition and permission action as JSON (for docs/tools.md).
+    #[command(hide = true)]
+    Reference,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -224,7 +236,10 @@ fn main() -> ExitCode {
                 command: SessionCommand::Delete { id, host },
             } => {
                 // Deleting needs no tool built: `todowrite` is the cheapest to name.
-                let host = host.builder(data_dir.as_deref())?.only("todowrite").build()?;
+                let host = host
+                    .builder(data_dir.as_deref())?
+                    .only("todowrite")
+                    .build()?;
                 host.delete_session(&id)?;
                 Ok(ExitCode::SUCCESS)
             }
@@ -237,6 +252,9 @@ fn main() -> ExitCode {
                 trust_cmd::trust(dir.as_deref(), data_dir.as_deref())
             }
             Command::Untrust { dir } => trust_cmd::untrust(dir.as_deref(), data_dir.as_deref()),
+            Command::Completions { shell } => generate::completions(shell),
+            Command::Man => generate::man(),
+            Command::Reference => generate::reference(),
         }
     });
     match outcome {

@@ -5,6 +5,7 @@
 mod call;
 mod config;
 mod crash;
+mod generate;
 mod permission;
 mod redact;
 mod tools;

@@ -21,6 +21,7 @@
 //! the tool's own schema accepts once `null` optionals are read as absent (which tool-core's
 //! decoding does), and keywords left out for a provider are still enforced by the decoder.
 //! Every exported shape is checked against the providers' official SDKs in this crate's tests.
+#![deny(missing_docs)]
 
 pub mod anthropic;
 mod error;

@@ -22,6 +22,7 @@
 //! - A one-shot host ([`HostBuilder::only`]) builds only the tool it runs.
 //!
 //! [`ToolRegistry`]: tackle_registry::ToolRegistry
+#![deny(missing_docs)]
 
 pub mod config;
 mod env;

@@ -81,7 +81,9 @@ async fn deleting_a_session_removes_its_managed_outputs_and_keeps_the_others() {
     )
     .build();
     let (doomed, kept) = (host.session("doomed"), host.session("kept"));
-    doomed.register(vec![("big".to_owned(), big.clone())]).unwrap();
+    doomed
+        .register(vec![("big".to_owned(), big.clone())])
+        .unwrap();
     kept.register(vec![("big".to_owned(), big)]).unwrap();
     for session in [&doomed, &kept] {
         let settled = session
@@ -115,12 +117,18 @@ async fn an_agents_configured_rules_decide_its_calls_and_its_catalog() {
         .await
         .unwrap();
     assert!(denied.is_error(), "{:?}", denied.result());
-    assert_eq!(std::fs::read_to_string(fx.location().join("notes.md")).unwrap(), "hello\n");
+    assert_eq!(
+        std::fs::read_to_string(fx.location().join("notes.md")).unwrap(),
+        "hello\n"
+    );
 
     // Any other agent keeps the global rules (asked, and answered "once" here).
     let build = host.create_session().with_agent("build");
     assert!(build.materialize().contains("edit"));
     let edited = build.settle(&Call::new("e2", "edit", edit)).await.unwrap();
     assert!(!edited.is_error(), "{:?}", edited.result());
-    assert_eq!(std::fs::read_to_string(fx.location().join("notes.md")).unwrap(), "bye\n");
+    assert_eq!(
+        std::fs::read_to_string(fx.location().join("notes.md")).unwrap(),
+        "bye\n"
+    );
 }

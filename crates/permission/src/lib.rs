@@ -32,6 +32,8 @@
 //! - This crate depends on `tackle-tool-core` only (it implements its `Visibility` for catalog
 //!   filtering) and touches no file but the saved-approvals file.
 
+#![deny(missing_docs)]
+
 mod agent;
 mod config;
 mod decide;

@@ -25,6 +25,8 @@
 //! - The registry authorizes nothing and never depends on `tackle-permission`: catalog
 //!   filtering sees only the [`Visibility`](tackle_tool_core::Visibility) trait.
 
+#![deny(missing_docs)]
+
 mod application;
 mod batch;
 mod error;

@@ -20,6 +20,8 @@
 //! - A definition is derived once per name and the same `Arc` is returned afterwards.
 //! - This crate depends on no other workspace crate and touches no filesystem or network.
 
+#![deny(missing_docs)]
+
 mod budget;
 mod class;
 mod content;
