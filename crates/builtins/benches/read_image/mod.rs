@@ -62,9 +62,13 @@ pub(crate) fn run(dir: &Path) {
     );
     let Some(peer) = peer else {
         println!(
-            "  ImageMagick : not found. Put `magick` (the portable AppImage from \
-             https://imagemagick.org/script/download.php) in {} or on the PATH, or install \
-             the `imagemagick` package, then run again. Nothing is installed by the bench.",
+            "  ImageMagick : not found (a `convert` that is not ImageMagick does not count). \
+             Put `magick` (the portable AppImage from https://imagemagick.org) in {0} or on \
+             the PATH, or unpack Debian's packages without installing them: `apt-get download \
+             imagemagick-6.q16 libmagickcore-6.q16-6 libmagickwand-6.q16-6` and `dpkg -x` each \
+             into {0}/imagemagick/root, with a `{0}/imagemagick/convert` script that sets \
+             LD_LIBRARY_PATH and MAGICK_CONFIGURE_PATH/MAGICK_CODER_MODULE_PATH and runs \
+             root/usr/bin/convert-im6.q16. Nothing is installed by the bench.",
             common::peers_dir().display()
         );
         return;

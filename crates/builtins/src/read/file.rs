@@ -61,8 +61,12 @@ pub(crate) fn read_file(
     let complete = sample.len() < SAMPLE_BYTES;
     match sniff(&sample, complete, path) {
         Sniffed::Media(mime) => whole(file, sample, mime, media_limit),
+        // A notebook too large to render whole is paged as the JSON text it is.
         #[cfg(feature = "media")]
-        Sniffed::Text(Encoding::Utf8 { .. }) if super::media::is_notebook(path) => {
+        Sniffed::Text(Encoding::Utf8 { .. })
+            if super::media::is_notebook(path)
+                && file.metadata().is_ok_and(|meta| meta.len() <= media_limit) =>
+        {
             whole(file, sample, super::media::NOTEBOOK_MIME, media_limit)
         }
         Sniffed::Binary => Err(ReadFailure::Binary),

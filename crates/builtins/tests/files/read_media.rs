@@ -285,6 +285,36 @@ async fn images_over_the_ingest_limit_are_refused() {
     big.resize(21 * 1024 * 1024, 0);
     fx.put("huge.png", &big);
     insta::assert_snapshot!(fx.failure("read", json!({"path": "huge.png"})).await, @"Media exceeds 20971520 byte ingestion limit: huge.png");
+    // A notebook too large to render is still text: its JSON, paged.
+    let mut notebook = serde_json::to_vec_pretty(&notebook()).unwrap();
+    notebook.truncate(notebook.len() - 1);
+    notebook.extend_from_slice(b", \"padding\": \"");
+    notebook.resize(21 * 1024 * 1024, b'x');
+    notebook.extend_from_slice(b"\"}\n");
+    fx.put("huge.ipynb", &notebook);
+    let output = fx
+        .call("read", json!({"path": "huge.ipynb", "limit": 3}))
+        .await
+        .unwrap();
+    assert_eq!(output.structured["type"], "text-page");
+    assert!(
+        text_of(&output).contains("\"nbformat\": 4"),
+        "{}",
+        text_of(&output)
+    );
+}
+
+#[tokio::test]
+async fn a_notebook_with_a_byte_order_mark_is_read() {
+    let fx = Fixture::new();
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend(serde_json::to_vec(&notebook()).unwrap());
+    fx.put("bom.ipynb", &bytes);
+    let output = fx
+        .call("read", json!({"path": "bom.ipynb", "limit": 1}))
+        .await
+        .unwrap();
+    assert_eq!(output.structured["type"], "notebook");
 }
 
 /// A PDF of `pages` (each a list of lines; an empty list is a page without text) written by

@@ -194,6 +194,7 @@ pub(super) fn read(
 
 /// The notebook, or the JSON problem and where it is (`cells[2].source: ...`).
 fn parse(data: &[u8]) -> Result<Notebook, String> {
+    let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
     let mut json = serde_json::Deserializer::from_slice(data);
     serde_path_to_error::deserialize(&mut json).map_err(|err| {
         let path = err.path().to_string();
