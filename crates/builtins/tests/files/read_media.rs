@@ -182,6 +182,51 @@ async fn an_undecodable_image_is_an_error_the_model_reads() {
     insta::assert_snapshot!(fx.failure("read", json!({"path": "header.png"})).await);
 }
 
+/// A PNG whose header claims `width` × `height` RGB pixels, with one empty data chunk.
+fn png_claiming(width: u32, height: u32) -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for byte in bytes {
+            crc ^= u32::from(*byte);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let mut out = (data.len() as u32).to_be_bytes().to_vec();
+        let mut body = kind.to_vec();
+        body.extend_from_slice(data);
+        out.extend_from_slice(&body);
+        out.extend_from_slice(&crc32(&body).to_be_bytes());
+        out
+    };
+    let mut header = width.to_be_bytes().to_vec();
+    header.extend_from_slice(&height.to_be_bytes());
+    header.extend_from_slice(&[8, 2, 0, 0, 0]);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(chunk(b"IHDR", &header));
+    png.extend(chunk(
+        b"IDAT",
+        &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
+    ));
+    png.extend(chunk(b"IEND", &[]));
+    png
+}
+
+#[tokio::test]
+async fn an_image_claiming_a_huge_size_is_refused_before_it_is_decoded() {
+    let fx = Fixture::new();
+    // 100000 x 100000 RGB is 30 GB decoded, from a file of 70 bytes.
+    fx.put("bomb.png", png_claiming(100_000, 100_000));
+    insta::assert_snapshot!(fx.failure("read", json!({"path": "bomb.png"})).await);
+}
+
 /// The EXIF block of a JPEG whose orientation tag says "turn 90° clockwise to view" (6).
 fn exif_rotate_90() -> Vec<u8> {
     let mut tiff = b"MM\0\x2a\0\0\0\x08".to_vec();

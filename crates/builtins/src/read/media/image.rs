@@ -16,6 +16,9 @@ use tackle_tool_core::{Content, Rendered, ToolError};
 use super::super::{ImageOutput, ImageSize, ReadOutput};
 use super::{ImageBound, ReadOptions, size_text};
 
+/// The most memory an image may take decoded (a 100-megapixel RGBA photo fits); past it the
+/// image is refused as undecodable rather than risking the host's memory.
+const MAX_DECODED_BYTES: u64 = 512 * 1024 * 1024;
 /// Sizes tried before giving up: each 3/4 of the one before (32 steps reach a pixel from any
 /// size the decoder accepts).
 const MAX_ATTEMPTS: usize = 32;
@@ -47,6 +50,17 @@ pub(crate) fn prepare(data: Vec<u8>, bound: &ImageBound) -> Result<Prepared, Str
         .format()
         .ok_or_else(|| "not an image format read knows".to_owned())?;
     let mut decoder = reader.into_decoder().map_err(|err| err.to_string())?;
+    // The decoder allocates what the header claims: a 70-byte file may claim 30 GB. Its limits
+    // are not applied on this path, so the claim is checked here, before any allocation.
+    let claimed = decoder.total_bytes();
+    if claimed > MAX_DECODED_BYTES {
+        let (width, height) = decoder.dimensions();
+        return Err(format!(
+            "{width}x{height} px would take {} to decode, more than the {} read allows",
+            size_text(claimed),
+            size_text(MAX_DECODED_BYTES)
+        ));
+    }
     // A broken EXIF block does not make the pixels unreadable: they are sent as stored.
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
     let image = DynamicImage::from_decoder(decoder).map_err(|err| err.to_string())?;

@@ -52,7 +52,7 @@ pub(crate) fn read(
     }
 }
 
-/// `830 bytes`, `12.5 KiB`, `3.2 MiB`.
+/// `830 bytes`, `12.5 KiB`, `3.2 MiB`, `27.9 GiB`.
 pub(crate) fn size_text(bytes: u64) -> String {
     const KIB: f64 = 1024.0;
     let b = bytes as f64;
@@ -60,8 +60,10 @@ pub(crate) fn size_text(bytes: u64) -> String {
         format!("{bytes} bytes")
     } else if b < KIB * KIB {
         format!("{:.1} KiB", b / KIB)
-    } else {
+    } else if b < KIB * KIB * KIB {
         format!("{:.1} MiB", b / (KIB * KIB))
+    } else {
+        format!("{:.1} GiB", b / (KIB * KIB * KIB))
     }
 }
 
@@ -74,5 +76,6 @@ mod tests {
         assert_eq!(size_text(830), "830 bytes");
         assert_eq!(size_text(12_800), "12.5 KiB");
         assert_eq!(size_text(5 * 1024 * 1024), "5.0 MiB");
+        assert_eq!(size_text(30_000_000_000), "27.9 GiB");
     }
 }
