@@ -67,11 +67,11 @@ pub struct ReadInput {
     /// The file or directory to read (relative or absolute), or a tool-output:// reference.
     #[schemars(extend("x-aliases" = ["filePath", "file_path"]))]
     pub path: String,
-    /// The line (or directory entry) to start from, 1-based (0 reads from the start too, as
-    /// the reference CLI does).
+    /// The line (or directory entry, PDF page, notebook cell) to start from, 1-based (0 reads
+    /// from the start too, as the reference CLI does).
     pub offset: Option<u64>,
-    /// The number of lines (or entries) to read; at most 2000, the default (more is read as
-    /// 2000).
+    /// The number of lines (or entries, pages, cells) to read; at most 2000, the default (more
+    /// is read as 2000).
     pub limit: Option<NonZeroU64>,
     /// The character of line `offset` to start from (1-based), to continue a long line as a hint says.
     pub column: Option<u64>,
