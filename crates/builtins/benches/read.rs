@@ -4,10 +4,15 @@
 //! Target: tackle at most 1.2x sed's median time, and a peak memory (RSS high-water mark of a
 //! process doing just that read) under 16 MiB. The file is generated once under the target
 //! directory and reused.
+//!
+//! With the `media` feature, then: a 6000×4000 JPEG resized to read's image bound against
+//! ImageMagick (`read_image`). `cargo xtask bench read lines` or `... read image` runs one half.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+#[cfg(feature = "media")]
+mod read_image;
 
 use common::{median, ms, verdict};
 use std::io::{BufWriter, Write};
@@ -32,13 +37,30 @@ fn main() {
         child_read(Path::new(&args[at + 1]));
         return;
     }
+    #[cfg(feature = "media")]
+    if let Some(at) = args.iter().position(|a| a == "--child-image") {
+        read_image::child_read(Path::new(&args[at + 1]));
+        return;
+    }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tackle-bench-read");
     std::fs::create_dir_all(&dir).unwrap();
+    let only = |half: &str| args.iter().any(|a| a == half);
+    if !only("image") {
+        lines(&dir);
+    }
+    #[cfg(feature = "media")]
+    if !only("lines") {
+        read_image::run(&dir);
+    }
+}
+
+/// A page deep in a 1 GB file against `sed -n`.
+fn lines(dir: &Path) {
     let file = dir.join("lines-1g.txt");
     ensure_file(&file);
 
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let (tool, _data) = read_tool(&dir);
+    let (tool, _data) = read_tool(dir);
     let ctx = Context::new("bench");
     let input = json!({"path": "lines-1g.txt", "offset": OFFSET, "limit": LIMIT});
     let call = Call::new("bench", "read", input);
@@ -83,7 +105,7 @@ fn main() {
     let tackle = median(&mut tackle_times);
     let sed = median(&mut sed_times);
     let ratio = tackle.as_secs_f64() / sed.as_secs_f64();
-    let peak = child_peak_kib(&dir);
+    let peak = child_peak_kib(dir);
     let sed_peak = sed_peak_kib(&sed_range, &file);
 
     println!(

@@ -33,6 +33,8 @@ pub mod location;
 pub mod mutation;
 pub mod question;
 pub mod read;
+#[cfg(feature = "media")]
+mod read_options;
 #[cfg(feature = "search")]
 pub mod search;
 mod services;

@@ -45,6 +45,8 @@ pub struct LocationServices {
     pub(crate) search: crate::search::SearchSettings,
     #[cfg(feature = "web")]
     pub(crate) web: crate::web::WebServices,
+    #[cfg(feature = "media")]
+    pub(crate) read: crate::read_options::ReadOptions,
 }
 
 impl fmt::Debug for LocationServices {
@@ -82,6 +84,8 @@ impl LocationServices {
             search: crate::search::SearchSettings::default(),
             #[cfg(feature = "web")]
             web: crate::web::WebServices::default(),
+            #[cfg(feature = "media")]
+            read: crate::read_options::ReadOptions::default(),
         }
     }
 
@@ -127,6 +131,15 @@ impl LocationServices {
     #[must_use]
     pub fn with_web(mut self, web: crate::web::WebServices) -> Self {
         self.web = web;
+        self
+    }
+
+    /// Reads images and PDFs as `read` sets: the image bound, whether the model takes images,
+    /// whether PDFs are attached.
+    #[cfg(feature = "media")]
+    #[must_use]
+    pub fn with_read(mut self, read: crate::read_options::ReadOptions) -> Self {
+        self.read = read;
         self
     }
 

@@ -20,7 +20,7 @@ pub(crate) enum FileRead {
         encoding: Encoding,
         mime: String,
     },
-    /// An image or PDF, whole.
+    /// An image, PDF or notebook, whole.
     Media { mime: &'static str, data: Vec<u8> },
 }
 
@@ -60,20 +60,14 @@ pub(crate) fn read_file(
         .read_to_end(&mut sample)?;
     let complete = sample.len() < SAMPLE_BYTES;
     match sniff(&sample, complete, path) {
-        Sniffed::Media(mime) => {
-            let size = file.metadata()?.len();
-            if size > media_limit {
-                return Err(ReadFailure::MediaTooLarge { limit: media_limit });
-            }
-            let mut data = sample;
-            // `take` guards against a file that grows while it is read.
-            (&mut file)
-                .take(media_limit + 1 - data.len() as u64)
-                .read_to_end(&mut data)?;
-            if data.len() as u64 > media_limit {
-                return Err(ReadFailure::MediaTooLarge { limit: media_limit });
-            }
-            Ok(FileRead::Media { mime, data })
+        Sniffed::Media(mime) => whole(file, sample, mime, media_limit),
+        // A notebook too large to render whole is paged as the JSON text it is.
+        #[cfg(feature = "media")]
+        Sniffed::Text(Encoding::Utf8 { .. })
+            if super::media::is_notebook(path)
+                && file.metadata().is_ok_and(|meta| meta.len() <= media_limit) =>
+        {
+            whole(file, sample, super::media::NOTEBOOK_MIME, media_limit)
         }
         Sniffed::Binary => Err(ReadFailure::Binary),
         Sniffed::NotUtf8 { offset } => {
@@ -112,6 +106,28 @@ pub(crate) fn read_file(
             })
         }
     }
+}
+
+/// The whole file, whose first bytes are `sample`, as media of type `mime`.
+fn whole(
+    mut file: std::fs::File,
+    sample: Vec<u8>,
+    mime: &'static str,
+    media_limit: u64,
+) -> Result<FileRead, ReadFailure> {
+    let size = file.metadata()?.len();
+    if size > media_limit {
+        return Err(ReadFailure::MediaTooLarge { limit: media_limit });
+    }
+    let mut data = sample;
+    // `take` guards against a file that grows while it is read.
+    (&mut file)
+        .take(media_limit + 1 - data.len() as u64)
+        .read_to_end(&mut data)?;
+    if data.len() as u64 > media_limit {
+        return Err(ReadFailure::MediaTooLarge { limit: media_limit });
+    }
+    Ok(FileRead::Media { mime, data })
 }
 
 /// The media type of a text file from its extension; `text/plain` unless that names a text

@@ -1,26 +1,36 @@
-//! The `read` leaf: a page of a text file, a directory listing, an image or PDF attachment, or a
-//! page of a managed output (the reference's read, with the legacy V1 model text).
+//! The `read` leaf: a page of a text file, a directory listing, or a page of a managed output
+//! (the reference's read, with the legacy V1 model text); with the `media` feature also an
+//! image the model can take, a PDF's text by pages and a notebook's cells (`media`).
 //!
 //! Order: resolve → `external_directory` → `read` → only then stat or open anything. A
 //! `tool-output://` reference is served by the output store without a permission prompt, to the
 //! session that produced it only.
-//! Memory is proportional to the page, never to the file.
+//! Memory is proportional to the page, never to the file, except for media, read whole up to
+//! [`MAX_MEDIA_BYTES`].
 
 mod file;
 mod listing;
+#[cfg(feature = "media")]
+mod media;
+mod output;
 mod page;
 mod render;
 
 use std::num::NonZeroU64;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use tackle_output_store::{MAX_INLINE_MEDIA_BYTES, OutputRef, Page, PageLimits, PagingHint};
+use serde::Deserialize;
+use tackle_output_store::{OutputRef, Page, PageLimits, PagingHint};
 use tackle_tool_core::{
-    Budget, Content, Context, Execute, MAX_LINES, Rendered, Tool, ToolError, ToolFailure,
+    Budget, Context, Execute, MAX_LINES, Rendered, Tool, ToolError, ToolFailure,
 };
 
-pub use listing::Entry;
+#[cfg(feature = "media")]
+pub use crate::read_options::{ImageBound, ReadOptions};
+pub use output::{
+    Entry, ImageOutput, ImageSize, ListPageOutput, NotebookOutput, PdfOutput, ReadOutput,
+    TextPageOutput,
+};
 
 use crate::authorize::{authorize, prefixed_denial};
 use crate::beneath::Directory;
@@ -34,16 +44,10 @@ use render::{Hint, page_lines};
 /// Lines (or entries) a page has by default and at most: the default line budget, so that a
 /// default page fits a result whole.
 pub const MAX_READ_LINES: u64 = MAX_LINES as u64;
-/// The largest image or PDF read as an attachment (reference `MAX_MEDIA_INGEST_BYTES`, and at
-/// most what the output store carries inline).
-pub const MAX_MEDIA_BYTES: u64 = {
-    let ingest = 20 * 1024 * 1024;
-    if (MAX_INLINE_MEDIA_BYTES as u64) < ingest {
-        MAX_INLINE_MEDIA_BYTES as u64
-    } else {
-        ingest
-    }
-};
+/// The largest image, PDF or notebook read (reference `MAX_MEDIA_INGEST_BYTES`). What reaches
+/// the model is smaller: an image is scaled down to its bound, and nothing attached exceeds
+/// what the output store carries inline.
+pub const MAX_MEDIA_BYTES: u64 = 20 * 1024 * 1024;
 
 const DESCRIPTION: &str = "Read a file or directory from the local filesystem. \
 The path may be relative to the working directory or absolute; a tool-output:// reference \
@@ -52,8 +56,11 @@ from an earlier truncated result can be read the same way. Text is returned as n
 2000 lines are returned from the start; use offset (1-based line) and limit to page through \
 large files, as the hint at the end of each page says. Lines longer than 2000 characters are \
 cut; a line of a tool-output:// reference too long for one page is continued with column \
-(1-based character), as the hint says. Directories list their entries, directories first with a trailing /. Images (PNG, JPEG, \
-GIF, WebP) and PDF files are returned as attachments; other binary files cannot be read.";
+(1-based character), as the hint says. Directories list their entries, directories first with a trailing /. \
+Images (PNG, JPEG, GIF, WebP, BMP, TIFF) are returned as attachments, scaled down when large; \
+PDF files as their text, page by page, and Jupyter notebooks (.ipynb) as numbered cells with \
+their outputs: for both, offset and limit count pages or cells. Other binary files cannot be \
+read.";
 
 /// The input of `read`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -61,93 +68,14 @@ pub struct ReadInput {
     /// The file or directory to read (relative or absolute), or a tool-output:// reference.
     #[schemars(extend("x-aliases" = ["filePath", "file_path"]))]
     pub path: String,
-    /// The line (or directory entry) to start from, 1-based (0 reads from the start too, as
-    /// the reference CLI does).
+    /// The line (or directory entry, PDF page, notebook cell) to start from, 1-based (0 reads
+    /// from the start too, as the reference CLI does).
     pub offset: Option<u64>,
-    /// The number of lines (or entries) to read; at most 2000, the default (more is read as
-    /// 2000).
+    /// The number of lines (or entries, pages, cells) to read; at most 2000, the default (more
+    /// is read as 2000).
     pub limit: Option<NonZeroU64>,
     /// The character of line `offset` to start from (1-based), to continue a long line as a hint says.
     pub column: Option<u64>,
-}
-
-/// What `read` returns (the structured output).
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "kebab-case")]
-pub enum ReadOutput {
-    /// A page of a text file or a managed output.
-    TextPage(TextPageOutput),
-    /// A page of a directory listing.
-    ListPage(ListPageOutput),
-    /// An image or PDF, attached for the model.
-    Media(MediaOutput),
-}
-
-/// A page of text. Its lines are what the model reads (numbered, in the model text); they are
-/// not repeated here, so a page that fits the call's budget is never saved a second time.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TextPageOutput {
-    /// The file's resource, or the managed output's reference.
-    pub path: String,
-    /// The media type of the text.
-    pub mime: String,
-    /// The encoding the text was decoded from.
-    pub encoding: String,
-    /// The number of the first line.
-    pub offset: u64,
-    /// The character of the first line the page starts from, when not its start.
-    #[serde(skip_serializing_if = "is_one")]
-    pub column: u64,
-    /// Lines on this page.
-    pub lines: usize,
-    /// Lines in the whole file.
-    pub total_lines: u64,
-    /// More lines follow.
-    pub truncated: bool,
-    /// The offset to read next.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next: Option<u64>,
-    /// The page ends inside line `next`: the column to read next.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_column: Option<u64>,
-    /// Lines shown in part (cut at 2000 characters, or where a page of a managed output ends).
-    pub clamped_lines: usize,
-}
-
-fn is_one(n: &u64) -> bool {
-    *n == 1
-}
-
-/// A page of a directory.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ListPageOutput {
-    /// The directory's resource.
-    pub path: String,
-    /// The entries on this page.
-    pub entries: Vec<Entry>,
-    /// The number of the first entry.
-    pub offset: u64,
-    /// Entries in the whole directory.
-    pub total: u64,
-    /// More entries follow.
-    pub truncated: bool,
-    /// The offset to read next.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next: Option<u64>,
-}
-
-/// An attached image or PDF.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct MediaOutput {
-    /// The file's resource.
-    pub path: String,
-    /// Its media type.
-    pub mime: String,
-    /// Its size in bytes.
-    pub bytes: u64,
 }
 
 /// How a host tells its output store that `read` pages managed outputs: markers then name
@@ -168,23 +96,6 @@ pub(crate) fn tool(services: &LocationServices) -> Option<Tool> {
         .rendered()
         .build(),
     )
-}
-
-/// What the model reads of an attachment: a line saying what it is, then the file.
-fn media_content(media: &MediaOutput, data: Vec<u8>) -> Vec<Content> {
-    let what = if media.mime == "application/pdf" {
-        "PDF read successfully"
-    } else {
-        "Image read successfully"
-    };
-    vec![
-        Content::text(what),
-        Content::File {
-            mime: media.mime.clone(),
-            data,
-            name: Some(media.path.clone()),
-        },
-    ]
 }
 
 struct Read {
@@ -309,11 +220,12 @@ fn read_resolved(
             )
             .with_frame(frame))
         }
-        Some(EntryKind::File) => read_text_or_media(resolved, offset, limit, budget),
+        Some(EntryKind::File) => read_text_or_media(services, resolved, offset, limit, budget),
     }
 }
 
 fn read_text_or_media(
+    services: &LocationServices,
     resolved: &Resolved,
     offset: u64,
     limit: u64,
@@ -346,13 +258,7 @@ fn read_text_or_media(
     })?;
     match read {
         FileRead::Media { mime, data } => {
-            let media = MediaOutput {
-                path: resource.clone(),
-                mime: mime.to_owned(),
-                bytes: data.len() as u64,
-            };
-            let content = media_content(&media, data);
-            Ok(Rendered::new(ReadOutput::Media(media), content))
+            read_media(services, resolved, mime, data, offset, limit, budget)
         }
         FileRead::Page {
             page,
@@ -409,6 +315,41 @@ fn read_text_or_media(
             .with_frame(frame))
         }
     }
+}
+
+/// An image, PDF or notebook (only sniffed as such with the `media` feature).
+#[cfg(feature = "media")]
+fn read_media(
+    services: &LocationServices,
+    resolved: &Resolved,
+    mime: &'static str,
+    data: Vec<u8>,
+    offset: u64,
+    limit: u64,
+    budget: &Budget,
+) -> Result<Rendered<ReadOutput>, ToolError> {
+    let span = media::Span {
+        offset,
+        limit,
+        budget: *budget,
+    };
+    media::read(&services.read, resolved, mime, data, span)
+}
+
+#[cfg(not(feature = "media"))]
+fn read_media(
+    _: &LocationServices,
+    resolved: &Resolved,
+    _: &'static str,
+    _: Vec<u8>,
+    _: u64,
+    _: u64,
+    _: &Budget,
+) -> Result<Rendered<ReadOutput>, ToolError> {
+    Err(ToolError::failure(format!(
+        "Cannot read binary file: {}",
+        resolved.resource
+    )))
 }
 
 fn managed_page(reference: &OutputRef, page: &Page) -> Rendered<ReadOutput> {

@@ -42,6 +42,8 @@ pub(crate) fn sniff(sample: &[u8], complete: bool, path: &Path) -> Sniffed {
             "image/jpeg" => return Sniffed::Media("image/jpeg"),
             "image/gif" => return Sniffed::Media("image/gif"),
             "image/webp" => return Sniffed::Media("image/webp"),
+            "image/bmp" => return Sniffed::Media("image/bmp"),
+            "image/tiff" => return Sniffed::Media("image/tiff"),
             "application/pdf" => return Sniffed::Media("application/pdf"),
             _ => {}
         }

@@ -11,6 +11,8 @@ mod paging;
 mod protected;
 mod race;
 mod read;
+#[cfg(feature = "media")]
+mod read_media;
 mod support;
 #[cfg(feature = "apply-patch")]
 mod typographic;

@@ -8,6 +8,7 @@ use tackle_tool_core::{Halt, OutputContent, ToolError};
 
 use super::support::{Fixture, asked, slash, text_of};
 
+#[cfg(not(feature = "media"))]
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89\0\0\0\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\0\x05\0\x01\xff\x89\x99=\x1d\0\0\0\0IEND\xaeB`\x82";
 
 #[tokio::test]
@@ -80,44 +81,6 @@ async fn a_denial_reads_nothing() {
     assert!(fx.asked().is_empty());
 }
 
-#[cfg(feature = "media")]
-#[tokio::test]
-async fn images_and_pdfs_are_attachments() {
-    let fx = Fixture::new();
-    fx.put("pixel.png", PNG);
-    fx.put("pixel.bin", PNG);
-    fx.put("doc.pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n");
-    for name in ["pixel.png", "pixel.bin"] {
-        let output = fx.call("read", json!({"path": name})).await.unwrap();
-        assert_eq!(output.content.len(), 2);
-        assert_eq!(output.content[0].as_text(), Some("Image read successfully"));
-        match &output.content[1] {
-            OutputContent::File {
-                uri,
-                mime,
-                name: shown,
-            } => {
-                assert_eq!(mime, "image/png");
-                assert!(
-                    uri.starts_with("data:image/png;base64,iVBORw0KGgo"),
-                    "{uri}"
-                );
-                assert_eq!(shown.as_deref(), Some(name));
-            }
-            other => panic!("{other:?}"),
-        }
-        assert_eq!(
-            output.structured,
-            json!({"type": "media", "path": name, "mime": "image/png", "bytes": PNG.len()})
-        );
-    }
-    let output = fx.call("read", json!({"path": "doc.pdf"})).await.unwrap();
-    assert_eq!(output.content[0].as_text(), Some("PDF read successfully"));
-    assert!(
-        matches!(&output.content[1], OutputContent::File { mime, .. } if mime == "application/pdf")
-    );
-}
-
 /// Without the `media` feature an image is a binary file, refused like any other.
 #[cfg(not(feature = "media"))]
 #[tokio::test]
@@ -125,16 +88,6 @@ async fn without_media_images_are_binary_files() {
     let fx = Fixture::new();
     fx.put("pixel.png", PNG);
     insta::assert_snapshot!(fx.failure("read", json!({"path": "pixel.png"})).await, @"Cannot read binary file: pixel.png");
-}
-
-#[cfg(feature = "media")]
-#[tokio::test]
-async fn oversized_media_is_refused() {
-    let fx = Fixture::new();
-    let mut big = PNG.to_vec();
-    big.resize(6 * 1024 * 1024, 0);
-    fx.put("huge.png", &big);
-    insta::assert_snapshot!(fx.failure("read", json!({"path": "huge.png"})).await, @"Media exceeds 5242880 byte ingestion limit: huge.png");
 }
 
 #[tokio::test]

@@ -1,0 +1,135 @@
+//! How `read` treats images and PDFs (the `media` feature): a host's setting, so it sits
+//! beside the services the leaves are built from rather than inside `read`.
+
+use std::num::NonZeroU32;
+
+use tackle_output_store::MAX_INLINE_MEDIA_BYTES;
+
+/// The largest image a model is sent: its width and height in pixels and its encoded size.
+///
+/// An image within the bound is sent as it is (when its format is one models take); a larger
+/// one is scaled down keeping its aspect ratio and re-encoded until it fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageBound {
+    max_width: NonZeroU32,
+    max_height: NonZeroU32,
+    max_bytes: usize,
+}
+
+/// The smallest encoded-size bound: below it even a thumbnail may not fit.
+const MIN_IMAGE_BYTES: usize = 16 * 1024;
+
+impl ImageBound {
+    /// At most `max_width` × `max_height` pixels and `max_bytes` encoded. `max_bytes` is kept
+    /// between 16 KiB and the 5 MiB an output carries inline (the output store refuses more).
+    pub fn new(max_width: NonZeroU32, max_height: NonZeroU32, max_bytes: usize) -> Self {
+        Self {
+            max_width,
+            max_height,
+            max_bytes: max_bytes.clamp(MIN_IMAGE_BYTES, MAX_INLINE_MEDIA_BYTES),
+        }
+    }
+
+    /// The widest image sent, in pixels.
+    pub fn max_width(&self) -> u32 {
+        self.max_width.get()
+    }
+
+    /// The tallest image sent, in pixels.
+    pub fn max_height(&self) -> u32 {
+        self.max_height.get()
+    }
+
+    /// The largest encoded image sent, in bytes.
+    pub fn max_bytes(&self) -> usize {
+        self.max_bytes
+    }
+}
+
+impl Default for ImageBound {
+    /// 2000 × 2000 pixels and 5 MiB, which the common providers accept.
+    fn default() -> Self {
+        const SIDE: NonZeroU32 = NonZeroU32::MIN.saturating_add(1999);
+        Self::new(SIDE, SIDE, MAX_INLINE_MEDIA_BYTES)
+    }
+}
+
+/// How `read` treats images and PDFs, set by the host from its configuration and what the
+/// model takes ([`LocationServices::with_read`](crate::LocationServices::with_read)). The default: images within
+/// [`ImageBound::default`], sent to the model; PDFs as their text only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    image_bound: ImageBound,
+    image_input: bool,
+    pdf_attachment: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            image_bound: ImageBound::default(),
+            image_input: true,
+            pdf_attachment: false,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// The default options.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sends images within `bound`.
+    #[must_use]
+    pub fn with_image_bound(mut self, bound: ImageBound) -> Self {
+        self.image_bound = bound;
+        self
+    }
+
+    /// For a host or model without image input: an image (a notebook's image outputs too)
+    /// becomes a text note with its format and size, so no request carries an image the
+    /// provider would refuse.
+    #[must_use]
+    pub fn without_image_input(mut self) -> Self {
+        self.image_input = false;
+        self
+    }
+
+    /// Attaches a PDF (up to 5 MiB) after its text, for a model that reads PDFs itself.
+    #[must_use]
+    pub fn with_pdf_attachment(mut self) -> Self {
+        self.pdf_attachment = true;
+        self
+    }
+
+    /// The bound images are sent within.
+    pub fn image_bound(&self) -> ImageBound {
+        self.image_bound
+    }
+
+    /// True when images are sent to the model (false: a text note instead).
+    pub fn image_input(&self) -> bool {
+        self.image_input
+    }
+
+    /// True when a PDF is attached after its text.
+    pub fn pdf_attachment(&self) -> bool {
+        self.pdf_attachment
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_byte_bound_stays_within_what_the_store_carries() {
+        let side = NonZeroU32::MIN;
+        assert_eq!(
+            ImageBound::new(side, side, usize::MAX).max_bytes(),
+            MAX_INLINE_MEDIA_BYTES
+        );
+        assert_eq!(ImageBound::new(side, side, 1).max_bytes(), MIN_IMAGE_BYTES);
+    }
+}
