@@ -22,22 +22,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .asker(Arc::new(AnswerAll(Reply::Once)))
         .build()?;
     let session = host.create_session().with_agent("build");
-    let script = [
-        (
-            "write",
-            json!({"path": "notes.md", "content": "# Notes\nhello\n"}),
-        ),
-        (
-            "edit",
-            json!({"path": "notes.md", "oldString": "hello", "newString": "hello, world"}),
-        ),
-        ("grep", json!({"pattern": "world"})),
-        ("read", json!({"path": "notes.md"})),
-    ];
-    for (index, (tool, input)) in script.into_iter().enumerate() {
-        let settlement = session
-            .settle(&Call::new(format!("call_{index}"), tool, input))
-            .await?;
+    let script = json!([
+        ["write", {"path": "notes.md", "content": "# Notes\nhello\n"}],
+        ["edit", {"path": "notes.md", "oldString": "hello", "newString": "hello, world"}],
+        ["grep", {"pattern": "world"}],
+        ["read", {"path": "notes.md"}],
+    ]);
+    for (index, step) in script.as_array().into_iter().flatten().enumerate() {
+        let (tool, input) = (step[0].as_str().unwrap_or_default(), step[1].clone());
+        let call = Call::new(format!("call_{index}"), tool, input);
+        let settlement = session.settle(&call).await?;
         println!(
             "--- {tool}\n{}",
             serde_json::to_string(&settlement.result())?
