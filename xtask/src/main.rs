@@ -134,6 +134,16 @@ fn ci(root: &Path) -> Result<(), String> {
             "--no-fail-fast",
         ],
         &["test", "--workspace", "--doc", "--locked"],
+        // The embedding example is documentation that must keep working: it runs.
+        &[
+            "run",
+            "--locked",
+            "--quiet",
+            "--package",
+            "tackle-host",
+            "--example",
+            "embed",
+        ],
     ];
     for step in steps {
         cargo(root, step)?;

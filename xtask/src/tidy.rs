@@ -159,16 +159,34 @@ const LAYERS: &[Layer] = &[
     Layer {
         krate: "tackle-registry",
         only: None,
-        forbidden: &["tackle-permission", "tackle-builtins", "tackle"],
+        forbidden: &[
+            "tackle-permission",
+            "tackle-builtins",
+            "tackle-host",
+            "tackle",
+        ],
         forbidden_build: &[],
     },
     Layer {
         krate: "tackle-builtins",
         only: None,
-        forbidden: &["tackle"],
+        forbidden: &["tackle-host", "tackle"],
         // The leaves need tool-core, permission and output-store; registering them is the
         // host's wiring. Tests settle through a registry, as a host does.
         forbidden_build: &["tackle-registry"],
+    },
+    Layer {
+        // The host library: the wiring of every library crate below the binary.
+        krate: "tackle-host",
+        only: Some(&[
+            "tackle-tool-core",
+            "tackle-output-store",
+            "tackle-permission",
+            "tackle-registry",
+            "tackle-builtins",
+        ]),
+        forbidden: &[],
+        forbidden_build: &[],
     },
 ];
 
@@ -376,6 +394,7 @@ mod tests {
             "tackle-registry",
             "tackle-permission",
             "tackle-builtins",
+            "tackle-host",
             "middle",
         ];
         let members: Vec<String> = crates.iter().map(|c| format!("\"{c}\"")).collect();
@@ -469,6 +488,31 @@ mod tests {
         .unwrap();
         let graph = Graph::from_metadata(&metadata(dir.path()).unwrap());
         assert!(layering(&graph).is_empty(), "{:?}", layering(&graph));
+    }
+
+    #[test]
+    fn the_host_sits_above_the_libraries_and_below_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        write_workspace(
+            dir.path(),
+            &[
+                ("tackle-host", "tackle-builtins"),
+                ("tackle-host", "tackle-registry"),
+                ("tackle-host", "middle"),
+                ("tackle-output-store", "tackle-host"),
+            ],
+        );
+        let graph = Graph::from_metadata(&metadata(dir.path()).unwrap());
+        assert_eq!(
+            layering(&graph),
+            vec![
+                "layering: tackle-host must not depend on middle",
+                "layering: tackle-output-store must not depend on middle",
+                "layering: tackle-output-store must not depend on tackle-builtins",
+                "layering: tackle-output-store must not depend on tackle-host",
+                "layering: tackle-output-store must not depend on tackle-registry",
+            ]
+        );
     }
 
     #[test]

@@ -104,7 +104,11 @@ fn todowrite(services: &LocationServices) -> Option<Tool> {
 #[cfg(feature = "web")]
 fn webfetch(services: &LocationServices) -> Option<Tool> {
     let (permission, access) = (services.permission.clone(), services.web.access.clone());
-    Some(crate::web::webfetch_tool(permission, access))
+    Some(crate::web::webfetch_tool(
+        permission,
+        access,
+        services.web.fetch,
+    ))
 }
 
 /// Offered only when a search provider is configured.

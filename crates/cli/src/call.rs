@@ -5,22 +5,37 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 use tackle_registry::Settlement;
-use tackle_tool_core::{Call, Context, ResultValue};
+use tackle_tool_core::{Call, ResultValue};
 
 use crate::error::CliError;
-use crate::host::{Host, HostOptions};
+use crate::options::{HostArgs, interactive};
+
+/// What `tackle call` was asked.
+#[derive(Debug)]
+pub(crate) struct CallArgs {
+    pub(crate) tool: String,
+    pub(crate) input: Option<String>,
+    pub(crate) yes: bool,
+    pub(crate) json: bool,
+    pub(crate) session: String,
+    pub(crate) agent: Option<String>,
+}
 
 pub(crate) async fn run(
-    tool: &str,
-    input: Option<&str>,
-    options: &HostOptions,
-    json: bool,
+    args: &CallArgs,
+    host: &HostArgs,
+    data_dir: Option<&std::path::Path>,
 ) -> Result<ExitCode, CliError> {
-    let input = parse_input(input)?;
-    let host = Host::new(options, Some(tool))?;
-    let call = Call::new("call_cli", tool, input);
-    let ctx = Context::new("cli").for_call(call.id.clone());
-    let settlement = host.materialize().settle(&call, &ctx).await?;
+    let input = parse_input(args.input.as_deref())?;
+    // One call needs one tool: the others are not built at all.
+    let host = interactive(host.builder(data_dir)?.only(&args.tool), args.yes)?;
+    let call = Call::new("call_cli", &args.tool, input);
+    let mut session = host.session(&args.session);
+    if let Some(agent) = &args.agent {
+        session = session.with_agent(agent);
+    }
+    let settlement = session.settle(&call).await?;
+    let json = args.json;
     if let Some(reason) = settlement.unsaved() {
         // The model's preview says the rest is lost; the user learns why.
         eprintln!("tackle: the full output was not saved: {reason}");

@@ -1,19 +1,10 @@
 //! The binary's one error type: everything that ends a command without a tool result.
 
-use std::path::PathBuf;
-
 /// A command could not produce a tool result.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
-    #[error("--dir {}: {source}", path.display())]
-    Location {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("--dir {}: not a directory", .0.display())]
-    NotADirectory(PathBuf),
     #[error("cannot read the input from standard input: {0}")]
     Stdin(#[source] std::io::Error),
     #[error("the input is not valid JSON: {0}")]
@@ -24,29 +15,16 @@ pub(crate) enum CliError {
     Halt(tackle_tool_core::Halt),
     #[error("the call could not be settled: {0}")]
     Defect(tackle_tool_core::Defect),
-    #[error("cannot read the configuration {}: {source}", path.display())]
-    ConfigRead {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    /// A bad configuration file or saved-approvals file.
+    /// The host could not be built (Location, configuration, data directory, trust records).
+    #[error(transparent)]
+    Host(#[from] tackle_host::HostError),
+    /// The saved approvals cannot be read or written.
     #[error(transparent)]
     Permission(#[from] tackle_permission::PermissionError),
     #[error("the call could not be settled: {0}")]
     Store(tackle_output_store::StoreError),
-    #[error("no data directory: pass --data-dir (neither XDG_DATA_HOME nor HOME is set)")]
-    NoDataDir,
-    #[error("{0}")]
-    Builtins(tackle_builtins::Error),
-    #[error("trust records {}: {message}", path.display())]
-    Trust { path: PathBuf, message: String },
-    #[error(
-        "{}: no project configuration to trust (looked for tackle.json and opencode.json)",
-        .0.display()
-    )]
-    NothingToTrust(PathBuf),
-    #[error("cannot register the builtin tools: {0}")]
-    Registration(tackle_tool_core::RegistrationError),
+    #[error("--set {0:?}: expected KEY=VALUE (e.g. --set output.max_lines=500)")]
+    SetFlag(String),
 }
 
 impl From<tackle_registry::SettleError> for CliError {
@@ -58,5 +36,11 @@ impl From<tackle_registry::SettleError> for CliError {
             // A kind of failure added to the registry later: nothing settled, so a defect.
             other => Self::Defect(tackle_tool_core::Defect::new(other.to_string())),
         }
+    }
+}
+
+impl From<tackle_host::ConfigError> for CliError {
+    fn from(err: tackle_host::ConfigError) -> Self {
+        Self::Host(err.into())
     }
 }

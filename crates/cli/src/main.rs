@@ -1,35 +1,53 @@
 //! `tackle`: the tool runtime on the command line.
 //!
-//! The binary is a host like any other: it builds the tools for one Location (the current
-//! directory, or `--dir`), then lists their definitions (`tackle tools`) or settles one call
-//! (`tackle call`). It owns no tool behaviour of its own. `tackle trust` records that the user
-//! trusts a project's configuration; until then it can only tighten the user's rules.
+//! The binary is a thin user of the `tackle-host` library: it builds the host of one Location
+//! (the current directory, or `--dir`) from the merged configuration, then lists its tools
+//! (`tackle tools`), settles one call (`tackle call`), shows the configuration (`tackle
+//! config`), explains and manages permissions (`tackle permission`) or records trust in a
+//! project's configuration (`tackle trust`). It owns no tool behaviour of its own, only the
+//! terminal: asking, answering questions, printing.
 //!
-//! Exit codes: 0 for a success result, 1 for an error result, 2 for a usage error, a halt or a
-//! call that could not be settled at all.
+//! Exit codes: 0 for a success result, 1 for an error result, 2 for a usage error (a bad
+//! configuration included), a halt or a call that could not be settled at all.
 
 mod asker;
 mod call;
-mod config;
+mod config_cmd;
 mod error;
-mod host;
+mod options;
 mod permission_cmd;
 mod question;
 mod tools;
-mod trust;
 mod trust_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use tackle_builtins::skill::SkillSources;
 
 use crate::error::CliError;
-use crate::host::HostOptions;
+use crate::options::HostArgs;
+
+const MAIN_HELP: &str = "\
+Configuration, later wins: defaults, ~/.config/tackle/tackle.json[c], the project's
+opencode.json[c], .opencode/opencode.json[c] and tackle.json[c] (repository root down to the
+Location), --config FILE, TACKLE_* variables, --set flags. See `tackle config`.
+
+Examples:
+  tackle tools
+  tackle call read '{\"path\": \"src/main.rs\"}'
+  echo '{\"command\": \"git status\"}' | tackle call bash - --yes
+  tackle config
+  tackle permission explain bash 'git push'
+  tackle trust";
 
 #[derive(Debug, Parser)]
-#[command(name = "tackle", version, about = "The tool runtime for coding agents")]
+#[command(
+    name = "tackle",
+    version,
+    about = "The tool runtime for coding agents",
+    after_help = MAIN_HELP
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -42,44 +60,64 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print the definitions of the available tools.
+    #[command(
+        after_help = "Examples:\n  tackle tools\n  tackle tools --format json --dir ~/src/app\n  tackle tools --set 'permission.bash=\"deny\"'"
+    )]
     Tools {
         /// Output format.
         #[arg(long, value_enum, default_value_t = ToolsFormat::Text)]
         format: ToolsFormat,
-        /// The Location (workspace directory); defaults to the current directory.
-        #[arg(long, value_name = "DIR")]
-        dir: Option<PathBuf>,
-        /// The configuration file (default: the Location's tackle.json, else opencode.json).
-        #[arg(long, value_name = "FILE")]
-        config: Option<PathBuf>,
+        #[command(flatten)]
+        host: HostArgs,
     },
     /// Settle one tool call and print its result.
+    #[command(
+        after_help = "Examples:\n  tackle call read '{\"path\": \"README.md\"}'\n  tackle call bash '{\"command\": \"ls\"}' --yes --json\n  tackle call write - --yes < input.json\n  tackle call grep '{\"pattern\": \"TODO\"}' --set search.budget_ms=5000"
+    )]
     Call {
         /// The tool name.
         tool: String,
         /// The input as JSON, or `-` to read it from standard input; defaults to `{}`.
         input: Option<String>,
-        /// The Location (workspace directory); defaults to the current directory.
-        #[arg(long, value_name = "DIR")]
-        dir: Option<PathBuf>,
-        /// The configuration file (default: the Location's tackle.json, else opencode.json).
-        #[arg(long, value_name = "FILE")]
-        config: Option<PathBuf>,
+        #[command(flatten)]
+        host: HostArgs,
         /// Answer every permission ask with "once" (a deny still denies).
         #[arg(long)]
         yes: bool,
         /// Print the whole settlement as JSON instead of the model text.
         #[arg(long)]
         json: bool,
+        /// The session the call belongs to.
+        #[arg(long, value_name = "ID", default_value = "cli")]
+        session: String,
+        /// The agent making the call (its `agent.<name>.permission` rules apply).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
     },
-    /// Inspect the permission rules.
+    /// Print the effective configuration, each value with where it came from.
+    #[command(
+        after_help = "Examples:\n  tackle config\n  tackle config --set output.max_lines=500\n  tackle config schema > tackle.schema.json"
+    )]
+    Config {
+        #[command(subcommand)]
+        command: Option<config_cmd::ConfigCommand>,
+        #[command(flatten)]
+        host: HostArgs,
+    },
+    /// Explain the permission rules, and list or revoke saved approvals.
+    #[command(
+        after_help = "Examples:\n  tackle permission explain bash 'rm -rf build'\n  tackle permission list\n  tackle permission revoke bash 'git push *'\n  tackle permission clear"
+    )]
     Permission {
         #[command(subcommand)]
         command: permission_cmd::PermissionCommand,
     },
-    /// Trust a project's configuration (tackle.json, opencode.json) as it is now. Until then its
-    /// rules can only tighten yours: its allow rules are ignored. A change to the file makes it
-    /// untrusted again.
+    /// Trust a project's configuration (tackle.json, opencode.json, ...) as it is now. Until
+    /// then its rules can only tighten yours: its allow rules are ignored, and so are its
+    /// settings that widen what tools reach. A change to a file makes it untrusted again.
+    #[command(
+        after_help = "Examples:\n  tackle trust\n  tackle trust ~/src/app\n  tackle trust --list"
+    )]
     Trust {
         /// The project directory; defaults to the current directory.
         #[arg(value_name = "DIR", conflicts_with = "list")]
@@ -89,6 +127,7 @@ enum Command {
         list: bool,
     },
     /// Forget the trust of a project's configuration.
+    #[command(after_help = "Examples:\n  tackle untrust\n  tackle untrust ~/src/app")]
     Untrust {
         /// The project directory; defaults to the current directory.
         #[arg(value_name = "DIR")]
@@ -121,47 +160,38 @@ fn main() -> ExitCode {
         Ok(runtime) => runtime,
         Err(err) => return report(&CliError::Runtime(err)),
     };
+    let data_dir = cli.data_dir;
     let outcome = runtime.block_on(async move {
         match cli.command {
-            Command::Tools {
-                format,
-                dir,
-                config,
-            } => {
-                let options = HostOptions {
-                    dir,
-                    data_dir: cli.data_dir,
-                    config,
-                    yes: false,
-                    skills: user_skills(),
-                };
-                tools::run(format, &options)
-            }
+            Command::Tools { format, host } => tools::run(format, &host, data_dir.as_deref()),
             Command::Call {
                 tool,
                 input,
-                dir,
-                config,
+                host,
                 yes,
                 json,
+                session,
+                agent,
             } => {
-                let options = HostOptions {
-                    dir,
-                    data_dir: cli.data_dir,
-                    config,
+                let call = call::CallArgs {
+                    tool,
+                    input,
                     yes,
-                    skills: user_skills(),
+                    json,
+                    session,
+                    agent,
                 };
-                call::run(&tool, input.as_deref(), &options, json).await
+                call::run(&call, &host, data_dir.as_deref()).await
             }
-            Command::Permission { command } => {
-                permission_cmd::run(command, cli.data_dir.as_deref())
+            Command::Config { command, host } => {
+                config_cmd::run(command.as_ref(), &host, data_dir.as_deref())
             }
-            Command::Trust { list: true, .. } => trust_cmd::list(cli.data_dir.as_deref()),
+            Command::Permission { command } => permission_cmd::run(command, data_dir.as_deref()),
+            Command::Trust { list: true, .. } => trust_cmd::list(data_dir.as_deref()),
             Command::Trust { dir, list: false } => {
-                trust_cmd::trust(dir.as_deref(), cli.data_dir.as_deref())
+                trust_cmd::trust(dir.as_deref(), data_dir.as_deref())
             }
-            Command::Untrust { dir } => trust_cmd::untrust(dir.as_deref(), cli.data_dir.as_deref()),
+            Command::Untrust { dir } => trust_cmd::untrust(dir.as_deref(), data_dir.as_deref()),
         }
     });
     match outcome {
@@ -170,12 +200,16 @@ fn main() -> ExitCode {
     }
 }
 
-/// The user's skill directories, found from `HOME` and `XDG_CONFIG_HOME`.
-fn user_skills() -> SkillSources {
-    SkillSources::from_env(|key| std::env::var_os(key))
-}
-
 fn report(err: &CliError) -> ExitCode {
     eprintln!("tackle: {err}");
     ExitCode::from(2)
+}
+
+/// Writes `text` to stdout.
+pub(crate) fn print(text: &str) -> Result<ExitCode, CliError> {
+    use std::io::Write as _;
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(CliError::Output)?;
+    Ok(ExitCode::SUCCESS)
 }

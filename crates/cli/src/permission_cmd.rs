@@ -1,18 +1,16 @@
-//! `tackle permission`: inspect the permission rules of a Location.
+//! `tackle permission`: explain a decision; list, revoke or clear saved approvals.
 
-use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Subcommand;
 use serde_json::json;
-use tackle_permission::{AnswerAll, Permission, Protected, Reply};
+use tackle_host::{Config, Origin, Trust};
+use tackle_permission::{AnswerAll, Permission, Protected, Reply, SavedApprovals};
 
-use crate::config;
 use crate::error::CliError;
-use crate::host;
-use crate::trust::Trust;
+use crate::options::HostArgs;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum PermissionCommand {
@@ -22,71 +20,182 @@ pub(crate) enum PermissionCommand {
         action: String,
         /// The resource (a command, a path, a URL, ...).
         resource: String,
-        /// The Location (workspace directory); defaults to the current directory.
-        #[arg(long, value_name = "DIR")]
-        dir: Option<PathBuf>,
-        /// The configuration file; defaults to the Location's tackle.json, else opencode.json.
-        #[arg(long, value_name = "FILE")]
-        config: Option<PathBuf>,
+        #[command(flatten)]
+        host: HostArgs,
         /// Print the explanation as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// List the approvals saved for the Location ("always" replies).
+    List {
+        /// The Location; defaults to the current directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+        /// Print them as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke one saved approval, written exactly as `list` shows it.
+    Revoke {
+        /// The permission action.
+        action: String,
+        /// The resource pattern.
+        resource: String,
+        /// The Location; defaults to the current directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+    },
+    /// Revoke every approval saved for the Location.
+    Clear {
+        /// The Location; defaults to the current directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
     },
 }
 
 pub(crate) fn run(
     command: PermissionCommand,
-    data_dir: Option<&std::path::Path>,
+    data_dir: Option<&Path>,
 ) -> Result<ExitCode, CliError> {
     match command {
         PermissionCommand::Explain {
             action,
             resource,
-            dir,
-            config,
+            host,
             json,
+        } => explain(&action, &resource, &host, data_dir, json),
+        PermissionCommand::List { dir, json } => {
+            let saved = saved(dir, data_dir)?;
+            let rules = saved.list();
+            if json {
+                let list: Vec<_> = rules
+                    .iter()
+                    .map(|r| json!({"action": r.action, "resource": r.resource}))
+                    .collect();
+                let text = serde_json::to_string_pretty(&list)
+                    .map_err(|err| CliError::Output(err.into()))?;
+                return crate::print(&format!("{text}\n"));
+            }
+            if rules.is_empty() {
+                return crate::print("no saved approvals\n");
+            }
+            let text: String = rules
+                .iter()
+                .map(|rule| format!("{} {}\n", rule.action, rule.resource))
+                .collect();
+            crate::print(&text)
+        }
+        PermissionCommand::Revoke {
+            action,
+            resource,
+            dir,
         } => {
-            let location = host::location(dir.as_deref())?;
-            let data_dir = host::data_dir(data_dir)?;
-            let loaded = config::load(&location, config.as_deref(), &data_dir)?;
-            // Explaining asks nobody.
-            let permission = Permission::new(
-                loaded.rules,
-                config::saved_approvals(&data_dir, &location)?,
-                Arc::new(AnswerAll(Reply::Reject { message: None })),
-            )
-            .with_protected(Protected::from_env(|key| std::env::var_os(key)).and_dir(&data_dir));
-            let explanation = permission.explain(&action, &resource);
-            let source = loaded.source.as_ref().map(|p| p.display().to_string());
-            let trust = loaded.trust.map(|trust| match trust {
-                Trust::Trusted => "trusted",
-                Trust::Untrusted => "untrusted",
-                Trust::Changed => "changed",
-            });
-            let text = if json {
-                let value = json!({
-                    "configuration": source,
-                    "trust": trust,
-                    "explanation": explanation,
-                });
-                serde_json::to_string_pretty(&value).map_err(|err| CliError::Output(err.into()))?
+            if saved(dir, data_dir)?.revoke(&action, &resource)? {
+                crate::print(&format!("revoked {action} {resource}\n"))
             } else {
-                let note = match loaded.trust {
+                crate::print(&format!(
+                    "no saved approval of {action} {resource} (see tackle permission list)\n"
+                ))
+                .map(|_| ExitCode::from(1))
+            }
+        }
+        PermissionCommand::Clear { dir } => {
+            let count = saved(dir, data_dir)?.clear()?;
+            crate::print(&format!(
+                "revoked {count} saved approval{}\n",
+                if count == 1 { "" } else { "s" }
+            ))
+        }
+    }
+}
+
+fn saved(
+    dir: Option<std::path::PathBuf>,
+    data_dir: Option<&Path>,
+) -> Result<SavedApprovals, CliError> {
+    let host = HostArgs {
+        dir,
+        ..HostArgs::default()
+    };
+    let location = host.location()?;
+    let data_dir = HostArgs::data_dir(data_dir)?;
+    Ok(SavedApprovals::for_project(&data_dir, &location)?)
+}
+
+fn explain(
+    action: &str,
+    resource: &str,
+    host: &HostArgs,
+    data_dir: Option<&Path>,
+    json: bool,
+) -> Result<ExitCode, CliError> {
+    let location = host.location()?;
+    let data = HostArgs::data_dir(data_dir)?;
+    let config = crate::config_cmd::load(host, data_dir)?;
+    for warning in &config.warnings {
+        eprintln!("{warning}");
+    }
+    // Explaining asks nobody.
+    let permission = Permission::new(
+        config.rules.clone(),
+        SavedApprovals::for_project(&data, &location)?,
+        Arc::new(AnswerAll(Reply::Reject { message: None })),
+    )
+    .with_protected(Protected::from_env(|key| std::env::var_os(key)).and_dir(&data));
+    let explanation = permission.explain(action, resource);
+    let files = files(&config);
+    let text = if json {
+        let list: Vec<_> = files
+            .iter()
+            .map(|(path, trust)| json!({"file": path, "trust": trust.map(trust_name)}))
+            .collect();
+        let value = json!({
+            "configuration": list,
+            "explanation": explanation,
+        });
+        serde_json::to_string_pretty(&value).map_err(|err| CliError::Output(err.into()))?
+    } else {
+        let shown: Vec<String> = files
+            .iter()
+            .map(|(path, trust)| {
+                let note = match trust {
                     None | Some(Trust::Trusted) => "",
                     Some(Trust::Untrusted) => " (untrusted: its rules can only tighten yours)",
                     Some(Trust::Changed) => {
                         " (changed since trusted: its rules can only tighten yours)"
                     }
                 };
-                format!(
-                    "{explanation}\nconfiguration: {}{note}",
-                    source.as_deref().unwrap_or("none (default rules only)")
-                )
-            };
-            std::io::stdout()
-                .write_all(format!("{text}\n").as_bytes())
-                .map_err(CliError::Output)?;
-            Ok(ExitCode::SUCCESS)
-        }
+                format!("{path}{note}")
+            })
+            .collect();
+        let shown = if shown.is_empty() {
+            "none (default rules only)".to_owned()
+        } else {
+            shown.join(", ")
+        };
+        format!("{explanation}\nconfiguration: {shown}")
+    };
+    crate::print(&format!("{text}\n"))
+}
+
+/// The configuration files read, with a project file's trust.
+fn files(config: &Config) -> Vec<(String, Option<Trust>)> {
+    config
+        .layers
+        .iter()
+        .filter_map(|layer| match &layer.origin {
+            Origin::User(path) | Origin::Project(path) | Origin::File(path) => {
+                Some((path.display().to_string(), layer.trust))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn trust_name(trust: Trust) -> &'static str {
+    match trust {
+        Trust::Trusted => "trusted",
+        Trust::Untrusted => "untrusted",
+        Trust::Changed => "changed",
     }
 }

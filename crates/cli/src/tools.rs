@@ -8,10 +8,14 @@ use tackle_tool_core::Definition;
 
 use crate::ToolsFormat;
 use crate::error::CliError;
-use crate::host::{Host, HostOptions};
+use crate::options::{HostArgs, interactive};
 
-pub(crate) fn run(format: ToolsFormat, options: &HostOptions) -> Result<ExitCode, CliError> {
-    let host = Host::new(options, None)?;
+pub(crate) fn run(
+    format: ToolsFormat,
+    host: &HostArgs,
+    data_dir: Option<&std::path::Path>,
+) -> Result<ExitCode, CliError> {
+    let host = interactive(host.builder(data_dir)?, false)?;
     let snapshot = host.materialize();
     let text = match format {
         ToolsFormat::Json => json(snapshot.definitions()),

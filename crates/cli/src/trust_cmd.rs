@@ -1,36 +1,35 @@
 //! `tackle trust [DIR]`, `tackle trust --list`, `tackle untrust [DIR]`.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use tackle_permission::Effect;
+use tackle_host::config::{PROJECT_FILES, project_dirs, project_files};
+use tackle_host::trust::{Entry, Trust, TrustStore, sha256_hex};
+use tackle_host::{HostError, location};
 
-use crate::config;
 use crate::error::CliError;
-use crate::host;
-use crate::trust::{Entry, Trust, TrustStore, sha256_hex};
+use crate::options::HostArgs;
+use crate::print;
+
+fn dir_location(dir: Option<&Path>) -> Result<PathBuf, CliError> {
+    Ok(location(dir.unwrap_or(Path::new(".")))?)
+}
 
 /// Records the project configuration files of `dir` (default: the current directory) as
 /// trusted with their current content.
 pub(crate) fn trust(dir: Option<&Path>, data_dir: Option<&Path>) -> Result<ExitCode, CliError> {
-    let location = host::location(dir)?;
-    let store = TrustStore::new(&host::data_dir(data_dir)?);
+    let location = dir_location(dir)?;
+    let store = TrustStore::new(&HostArgs::data_dir(data_dir)?);
     // Parsing first: a file that does not load is not worth trusting.
-    let files = config::project_files(&location)?;
+    let files = project_files(&location)?;
     if files.is_empty() {
-        return Err(CliError::NothingToTrust(location));
+        return Err(HostError::NothingToTrust(location).into());
     }
     let mut text = String::new();
     let mut entries = Vec::new();
     for file in files {
         let sha256 = sha256_hex(file.text.as_bytes());
-        let allows = file
-            .rules
-            .rules()
-            .iter()
-            .filter(|rule| rule.effect == Effect::Allow)
-            .count();
+        let allows = file.allows;
         text.push_str(&format!(
             "trusted {} (sha256 {}): its rules apply in full, {allows} allow rule{} included\n",
             file.path.display(),
@@ -49,7 +48,7 @@ pub(crate) fn trust(dir: Option<&Path>, data_dir: Option<&Path>) -> Result<ExitC
 
 /// Lists the trusted files and whether each still has the content it was trusted with.
 pub(crate) fn list(data_dir: Option<&Path>) -> Result<ExitCode, CliError> {
-    let store = TrustStore::new(&host::data_dir(data_dir)?);
+    let store = TrustStore::new(&HostArgs::data_dir(data_dir)?);
     let entries = store.entries()?;
     if entries.is_empty() {
         return print("no project configuration is trusted\n");
@@ -74,11 +73,11 @@ pub(crate) fn list(data_dir: Option<&Path>) -> Result<ExitCode, CliError> {
 
 /// Forgets the trust of every configuration file of `dir` (default: the current directory).
 pub(crate) fn untrust(dir: Option<&Path>, data_dir: Option<&Path>) -> Result<ExitCode, CliError> {
-    let location = host::location(dir)?;
-    let store = TrustStore::new(&host::data_dir(data_dir)?);
-    let files: Vec<PathBuf> = config::PROJECT_FILES
+    let location = dir_location(dir)?;
+    let store = TrustStore::new(&HostArgs::data_dir(data_dir)?);
+    let files: Vec<PathBuf> = project_dirs(&location)
         .iter()
-        .map(|(name, _)| location.join(name))
+        .flat_map(|dir| PROJECT_FILES.iter().map(move |name| dir.join(name)))
         .collect();
     let removed = store.untrust(|entry| files.contains(&entry.path))?;
     if removed.is_empty() {
@@ -94,11 +93,4 @@ pub(crate) fn untrust(dir: Option<&Path>, data_dir: Option<&Path>) -> Result<Exi
         })
         .collect();
     print(&text)
-}
-
-fn print(text: &str) -> Result<ExitCode, CliError> {
-    std::io::stdout()
-        .write_all(text.as_bytes())
-        .map_err(CliError::Output)?;
-    Ok(ExitCode::SUCCESS)
 }

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on broken setup
 
 mod call;
+mod config;
 mod crash;
 mod permission;
 mod redact;

@@ -69,8 +69,7 @@ fn explain_as_json() {
     assert_eq!(
         value,
         serde_json::json!({
-            "configuration": null,
-            "trust": null,
+            "configuration": [],
             "explanation": {
                 "action": "webfetch",
                 "resource": "https://x.org",
@@ -97,8 +96,9 @@ fn tackle_json_wins_over_opencode_json_and_config_wins_over_both() {
     ws.trust();
     let text = explain(&ws, "bash", "ls", &[]);
     assert!(text.starts_with("bash \"ls\": allow"), "{text}");
+    // Both project files apply, in merge order.
     assert!(
-        text.ends_with("configuration: [dir]/tackle.json\n"),
+        text.ends_with("configuration: [dir]/opencode.json, [dir]/tackle.json\n"),
         "{text}"
     );
     let other = ws.dir.path().join("strict.json");
@@ -110,7 +110,9 @@ fn tackle_json_wins_over_opencode_json_and_config_wins_over_both() {
     let text = explain(&ws, "bash", "ls", &["--config", other.to_str().unwrap()]);
     assert!(text.starts_with("bash \"ls\": ask"), "{text}");
     assert!(
-        text.ends_with("configuration: [dir]/strict.json\n"),
+        text.ends_with(
+            "configuration: [dir]/opencode.json, [dir]/tackle.json, [dir]/strict.json\n"
+        ),
         "{text}"
     );
 }
@@ -123,7 +125,7 @@ fn configuration_errors_are_clear_and_stop_the_command() {
         .assert()
         .code(2)
         .stderr(contains(
-            r#"tackle.json: unknown key "model"; this file accepts only "permission" and "$schema""#,
+            r#"tackle.json:1:26: unknown key "model"; expected one of: $schema, permission, agent"#,
         ));
     ws.write(
         "tackle.json",
@@ -135,6 +137,8 @@ fn configuration_errors_are_clear_and_stop_the_command() {
         .stderr(contains(
             r#"tackle.json: permission.bash["git *"]: unknown effect "maybe"; expected "allow", "ask" or "deny""#,
         ));
+    // Every layer is read: the project's file is fixed, the named one is missing.
+    ws.write("tackle.json", "{}");
     let missing = ws.dir.path().join("missing.json");
     ws.tackle(&[
         "permission",

@@ -194,20 +194,20 @@ fn trust_list_and_untrust() {
     let dir = user.dir().display().to_string();
     let (stdout, _) = user.run(&["trust", &dir], 0);
     insta::assert_snapshot!(stdout, @r"
-    trusted [dir]/tackle.json (sha256 3a1196bf1f846bd4): its rules apply in full, 1 allow rule included
     trusted [dir]/opencode.json (sha256 4cbb783255815e48): its rules apply in full, 0 allow rules included
+    trusted [dir]/tackle.json (sha256 3a1196bf1f846bd4): its rules apply in full, 1 allow rule included
     Any change to a trusted file makes it untrusted again.
     ");
     user.write("opencode.json", r#"{"model": "y", "permission": {}}"#);
     let (stdout, _) = user.run(&["trust", "--list"], 0);
     insta::assert_snapshot!(stdout, @r"
-    trusted  [dir]/tackle.json (sha256 3a1196bf1f846bd4)
     changed  [dir]/opencode.json (sha256 4cbb783255815e48)
+    trusted  [dir]/tackle.json (sha256 3a1196bf1f846bd4)
     ");
     let (stdout, _) = user.run(&["untrust"], 0);
     insta::assert_snapshot!(stdout, @r"
-    untrusted [dir]/tackle.json: its rules can only tighten yours
     untrusted [dir]/opencode.json: its rules can only tighten yours
+    untrusted [dir]/tackle.json: its rules can only tighten yours
     ");
     let (stdout, _) = user.run(&["trust", "--list"], 0);
     assert_eq!(stdout, "no project configuration is trusted\n");
@@ -221,7 +221,7 @@ fn trust_needs_a_configuration_that_loads() {
     let (_, stderr) = user.run(&["trust"], 2);
     assert_eq!(
         stderr,
-        "tackle: [dir]: no project configuration to trust (looked for tackle.json and opencode.json)\n"
+        "tackle: [dir]: no project configuration to trust (looked for tackle.json[c], opencode.json[c] and .opencode/opencode.json[c] up to the repository root)\n"
     );
     user.write("tackle.json", r#"{"permission": {"edit": "sometimes"}}"#);
     let (_, stderr) = user.run(&["trust"], 2);

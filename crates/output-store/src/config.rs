@@ -117,7 +117,13 @@ impl StoreConfig {
     /// `~/Library/Application Support/tackle`; on Windows `%APPDATA%\tackle`. `None` when the
     /// environment names no home directory.
     pub fn default_location() -> Option<Self> {
-        data_dir_from(|key| std::env::var_os(key)).map(Self::in_data_dir)
+        Self::default_location_from(|key| std::env::var_os(key))
+    }
+
+    /// [`default_location`](Self::default_location) with the environment read through `var`
+    /// (a host that injects its environment, and tests, pass their own lookup).
+    pub fn default_location_from(var: impl Fn(&str) -> Option<OsString>) -> Option<Self> {
+        data_dir_from(var).map(Self::in_data_dir)
     }
 
     /// Checks that the limits can hold a preview that names its reference.

@@ -7,8 +7,7 @@ use serde_json::Value;
 
 /// Parses JSONC `text`; the error is a message with a line and column.
 pub(crate) fn parse(text: &str) -> Result<Value, String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let plain = strip(text)?;
+    let plain = to_json(text)?;
     serde_json::from_str(&plain).map_err(|err| {
         // serde_json's Display ends in "at line L column C"; say it our way.
         format!(
@@ -18,6 +17,15 @@ pub(crate) fn parse(text: &str) -> Result<Value, String> {
             describe(&err)
         )
     })
+}
+
+/// JSONC `text` as plain JSON with the same lines and columns (comments and trailing commas
+/// blanked, a byte order mark dropped), for a host that deserializes it with its own types and
+/// wants `serde_json`'s positions to point at the file. The error is a message with a line and
+/// column (an unterminated comment).
+pub fn to_json(text: &str) -> Result<String, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    strip(text)
 }
 
 fn describe(err: &serde_json::Error) -> String {

@@ -52,6 +52,7 @@ pub use config::{UnknownKeys, parse_agent_permission, parse_config, parse_permis
 pub use error::PermissionError;
 pub use events::{EVENT_CAPACITY, PermissionEvent};
 pub use explain::{Decider, Explanation};
+pub use jsonc::to_json as jsonc_to_json;
 pub use protect::{Protected, Protection};
 pub use request::{AnswerAll, Asker, PendingRequest, Reply, ReplyLater, Request, Source};
 pub use rule::{Effect, Rule, RuleOrigin, Ruleset};

@@ -123,6 +123,11 @@ pub struct BashOptions {
     pub env: Option<Vec<(OsString, OsString)>>,
     /// Bytes kept per stream ([`MAX_CAPTURE_BYTES`]).
     pub capture_limit: usize,
+    /// The timeout of a call that gives none, in milliseconds ([`DEFAULT_TIMEOUT_MS`]).
+    pub default_timeout_ms: u64,
+    /// The longest timeout a call gets, in milliseconds (at most [`MAX_TIMEOUT_MS`]); a
+    /// call asking for more runs with this one.
+    pub max_timeout_ms: u64,
 }
 
 impl Default for BashOptions {
@@ -132,6 +137,8 @@ impl Default for BashOptions {
             env_allow: Vec::new(),
             env: None,
             capture_limit: MAX_CAPTURE_BYTES,
+            default_timeout_ms: DEFAULT_TIMEOUT_MS,
+            max_timeout_ms: MAX_TIMEOUT_MS,
         }
     }
 }
@@ -156,7 +163,7 @@ fn base_env(options: &BashOptions) -> Vec<(OsString, OsString)> {
     }
 }
 
-fn description(shell: &Path) -> String {
+fn description(options: &BashOptions) -> String {
     format!(
         "Executes a shell command with {shell} and returns its output.\n\
 \n\
@@ -166,8 +173,7 @@ directory changes and variables do not carry over.\n\
 - There is no terminal and standard input is empty: editors, pagers and prompts cannot be \
 used. Pass non-interactive flags (`-y`, `--no-edit`, `-m <message>`); PAGER and GIT_PAGER \
 are `cat`.\n\
-- The command is stopped after `timeout` ms (default {DEFAULT_TIMEOUT_MS}, at most \
-{MAX_TIMEOUT_MS}). Processes still running when the command exits are terminated, detached \
+- The command is stopped after `timeout` ms (default {default}, at most {max}). Processes still running when the command exits are terminated, detached \
 ones (`setsid`, `nohup`, daemons) included, so do not leave servers running in the \
 background.\n\
 - stdout and stderr are each captured up to 1 MiB (the first and last 512 KiB are kept and \
@@ -176,7 +182,9 @@ reported, not treated as a failure.\n\
 - Environment variables that look like credentials (by name or by value) are removed, and \
 passwords are removed from URLs.\n\
 - Prefer the read, edit, write, glob and grep tools for reading, changing and finding files.",
-        shell = shell::named(shell)
+        shell = shell::named(&options.shell),
+        default = options.default_timeout_ms.min(options.max_timeout_ms),
+        max = options.max_timeout_ms,
     )
 }
 
@@ -244,7 +252,7 @@ pub fn command_permission(
 
 /// The `bash` tool for `location`, asserting through `permission`, run as `options` say.
 pub(crate) fn bash_tool(location: Location, permission: Permission, options: BashOptions) -> Tool {
-    let description = description(&options.shell);
+    let description = description(&options);
     Tool::typed(
         description,
         BashTool {
@@ -355,7 +363,11 @@ impl Execute for BashTool {
             )));
         }
 
-        let timeout_ms = input.timeout.map_or(DEFAULT_TIMEOUT_MS, TimeoutMs::millis);
+        // The host's ceiling may be lower than what the schema accepts: the call runs with it.
+        let timeout_ms = input
+            .timeout
+            .map_or(self.options.default_timeout_ms, TimeoutMs::millis)
+            .min(self.options.max_timeout_ms);
         let job = Job {
             shell: &self.options.shell,
             command: &command,

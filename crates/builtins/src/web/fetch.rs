@@ -22,6 +22,7 @@ use tokio::sync::OnceCell;
 use tokio::time::Instant;
 use url::Url;
 
+use super::FetchSettings;
 use super::convert::{decode, html_to_markdown, html_to_text};
 use super::guard::{Blocked, GuardedResolver, WebAccess};
 use crate::authorize::prefixed_denial;
@@ -148,6 +149,7 @@ pub struct FetchOutput {
 pub(crate) struct WebFetch {
     pub(crate) permission: Permission,
     pub(crate) access: Arc<WebAccess>,
+    pub(crate) settings: FetchSettings,
     pub(crate) client: OnceCell<Client>,
 }
 
@@ -335,7 +337,7 @@ impl WebFetch {
             .to_owned();
         check_content_type(&content_type).map_err(fail)?;
         let (body, truncated) = deadline
-            .run(read_capped(&mut response, MAX_RESPONSE_BYTES))
+            .run(read_capped(&mut response, self.settings.max_response_bytes))
             .await
             .map_err(fail)?
             .map_err(|err| fail(format!("reading the body failed: {}", innermost(&err))))?;
@@ -365,7 +367,7 @@ impl WebFetch {
             ));
         }
         if truncated {
-            output.push_str(TRUNCATION_NOTICE);
+            output.push_str(&truncation_notice(self.settings.max_response_bytes));
         }
         let mut fetched = FetchOutput {
             url: input.url.clone(),
@@ -401,7 +403,9 @@ impl Execute for WebFetch {
             _ => Map::new(),
         };
         self.assert(ctx, &url, metadata, &input.url).await?;
-        let seconds = input.timeout.map_or(DEFAULT_TIMEOUT_SECONDS, u64::from);
+        let seconds = input
+            .timeout
+            .map_or(self.settings.default_timeout_seconds, u64::from);
         let mut deadline = Deadline {
             at: Instant::now() + Duration::from_secs(seconds),
             seconds,
@@ -501,11 +505,25 @@ fn innermost(err: &reqwest::Error) -> String {
     current.to_string()
 }
 
+/// What a body cut at `cap` bytes ends with ([`TRUNCATION_NOTICE`] at the default cap).
+fn truncation_notice(cap: usize) -> String {
+    if cap == MAX_RESPONSE_BYTES {
+        TRUNCATION_NOTICE.to_owned()
+    } else {
+        format!("\n\n[Preview: response truncated to {cap} bytes (the configured webfetch limit)]")
+    }
+}
+
 /// The `webfetch` tool.
-pub(crate) fn webfetch_tool(permission: Permission, access: WebAccess) -> Tool {
+pub(crate) fn webfetch_tool(
+    permission: Permission,
+    access: WebAccess,
+    settings: FetchSettings,
+) -> Tool {
     let fetch = WebFetch {
         permission,
         access: Arc::new(access),
+        settings,
         client: OnceCell::new(),
     };
     Tool::typed(DESCRIPTION, fetch).rendered().build()

@@ -29,4 +29,35 @@ pub struct WebServices {
     pub access: WebAccess,
     /// websearch's providers; with none, websearch is not offered.
     pub search: WebSearchConfig,
+    /// webfetch's default timeout and body cap.
+    pub fetch: FetchSettings,
+}
+
+/// webfetch's limits a host may change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FetchSettings {
+    /// The timeout of a call that gives none, in seconds (at most [`MAX_TIMEOUT_SECONDS`]).
+    pub default_timeout_seconds: u64,
+    /// Bodies are cut after this many bytes.
+    pub max_response_bytes: usize,
+}
+
+impl Default for FetchSettings {
+    fn default() -> Self {
+        Self {
+            default_timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
+            max_response_bytes: MAX_RESPONSE_BYTES,
+        }
+    }
+}
+
+impl FetchSettings {
+    /// The default settings with the given timeout and cap.
+    pub fn new(default_timeout_seconds: u64, max_response_bytes: usize) -> Self {
+        Self {
+            default_timeout_seconds,
+            max_response_bytes,
+        }
+    }
 }

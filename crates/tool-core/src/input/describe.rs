@@ -208,11 +208,9 @@ pub(crate) fn got(value: &Value) -> String {
 }
 
 /// The accepted name closest to `unknown`, when it is a near miss: the same name in another
-/// case or separator style, or a small typo.
-pub(crate) fn near<'a>(
-    unknown: &str,
-    accepted: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+/// case or separator style, or a small typo. Every "did you mean" (tool inputs, configuration
+/// keys) comes from here.
+pub fn near<'a>(unknown: &str, accepted: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let folded = fold(unknown);
     let allowed = match folded.chars().count() {
         0..=2 => 0,

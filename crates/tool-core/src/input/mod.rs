@@ -27,6 +27,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+pub use describe::near as did_you_mean;
+
 use crate::{ToolError, ToolFailure};
 
 /// The schema keyword that lists a property's other accepted spellings.

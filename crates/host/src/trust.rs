@@ -8,7 +8,8 @@
 //! temporary file in the same directory, synced, renamed) under an exclusive lock on
 //! `trust.json.lock` after re-reading it, so two processes lose nothing; a file that cannot be
 //! parsed is an error and is never overwritten. The data directory is protected from tool
-//! writes (see `host::permission`), so a model cannot trust a file for the user.
+//! writes (the [`Host`](crate::Host) adds it to the protected resources), so a model cannot
+//! trust a file for the user.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write as _};
@@ -17,24 +18,24 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use crate::error::CliError;
+use crate::error::HostError;
 
 const VERSION: u32 = 1;
 
 /// The trust records under one data directory.
 #[derive(Debug, Clone)]
-pub(crate) struct TrustStore {
+pub struct TrustStore {
     path: PathBuf,
 }
 
 /// One trusted file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Entry {
+pub struct Entry {
     /// The file, absolute (its Location is canonical).
-    pub(crate) path: PathBuf,
+    pub path: PathBuf,
     /// Lowercase hex SHA-256 of its content when it was trusted.
-    pub(crate) sha256: String,
+    pub sha256: String,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -46,7 +47,7 @@ struct FileFormat {
 
 /// Whether a configuration file with some content is trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Trust {
+pub enum Trust {
     /// Recorded with this content.
     Trusted,
     /// Never recorded (or untrusted since).
@@ -57,19 +58,19 @@ pub(crate) enum Trust {
 
 impl TrustStore {
     /// The records under `data_dir`.
-    pub(crate) fn new(data_dir: &Path) -> Self {
+    pub fn new(data_dir: &Path) -> Self {
         Self {
             path: data_dir.join("trust.json"),
         }
     }
 
     /// Every trusted file, in the order trusted.
-    pub(crate) fn entries(&self) -> Result<Vec<Entry>, CliError> {
+    pub fn entries(&self) -> Result<Vec<Entry>, HostError> {
         Ok(read(&self.path)?.files)
     }
 
     /// Whether `file` with `content` is trusted.
-    pub(crate) fn status(&self, file: &Path, content: &[u8]) -> Result<Trust, CliError> {
+    pub fn status(&self, file: &Path, content: &[u8]) -> Result<Trust, HostError> {
         let entries = self.entries()?;
         let Some(entry) = entries.iter().find(|e| e.path == file) else {
             return Ok(Trust::Untrusted);
@@ -82,7 +83,7 @@ impl TrustStore {
     }
 
     /// Records `entries`, replacing earlier records of the same paths.
-    pub(crate) fn trust(&self, entries: Vec<Entry>) -> Result<(), CliError> {
+    pub fn trust(&self, entries: Vec<Entry>) -> Result<(), HostError> {
         self.update(|files| {
             files.retain(|old| !entries.iter().any(|new| new.path == old.path));
             files.extend(entries);
@@ -91,7 +92,7 @@ impl TrustStore {
     }
 
     /// Removes the records `remove` selects and returns them.
-    pub(crate) fn untrust(&self, remove: impl Fn(&Entry) -> bool) -> Result<Vec<Entry>, CliError> {
+    pub fn untrust(&self, remove: impl Fn(&Entry) -> bool) -> Result<Vec<Entry>, HostError> {
         let mut removed = Vec::new();
         self.update(|files| {
             let (gone, kept): (Vec<Entry>, Vec<Entry>) =
@@ -103,7 +104,7 @@ impl TrustStore {
     }
 
     /// Re-reads the file under the lock, applies `change` and writes it back atomically.
-    fn update(&self, change: impl FnOnce(&mut Vec<Entry>)) -> Result<(), CliError> {
+    fn update(&self, change: impl FnOnce(&mut Vec<Entry>)) -> Result<(), HostError> {
         let error = |err: io::Error| self.error(err.to_string());
         let dir = self.path.parent().unwrap_or(Path::new("."));
         fs::create_dir_all(dir).map_err(error)?;
@@ -131,8 +132,8 @@ impl TrustStore {
         Ok(())
     }
 
-    fn error(&self, message: String) -> CliError {
-        CliError::Trust {
+    fn error(&self, message: String) -> HostError {
+        HostError::Trust {
             path: self.path.clone(),
             message,
         }
@@ -145,8 +146,8 @@ fn lock_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-fn read(path: &Path) -> Result<FileFormat, CliError> {
-    let error = |message: String| CliError::Trust {
+fn read(path: &Path) -> Result<FileFormat, HostError> {
+    let error = |message: String| HostError::Trust {
         path: path.to_owned(),
         message,
     };
@@ -166,7 +167,7 @@ fn read(path: &Path) -> Result<FileFormat, CliError> {
 }
 
 /// Lowercase hex SHA-256 of `bytes`.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|byte| format!("{byte:02x}"))

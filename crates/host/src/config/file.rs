@@ -1,0 +1,251 @@
+//! The shape of a configuration file: every key, its type and its documentation.
+//!
+//! One type describes a file (`tackle.json[c]`, an `opencode.json[c]`, `--config FILE`), the
+//! environment layer and the flags layer alike: every field is optional, a layer sets what it
+//! names. Keys are opencode's where opencode has one (`permission`, `agent`, `mcp`); the rest
+//! are tackle's, in opencode's snake_case style. The JSON Schema of this type is
+//! `tackle config schema` (and `docs/config.schema.json`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A tackle configuration file (`tackle.json` or `tackle.jsonc`). Comments and trailing commas
+/// are allowed; unknown keys are errors. The same keys in an `opencode.json` are read, and its
+/// other keys ignored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "tackle configuration")]
+pub struct ConfigFile {
+    /// The JSON Schema the file follows (editors use it; tackle ignores it).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Permission rules, as opencode writes them: an effect for every action (`"ask"`), or an
+    /// object of actions to an effect or to an object of resource patterns to effects
+    /// (`{"bash": {"*": "ask", "git status*": "allow"}}`). The last matching rule wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "permission_schema")]
+    pub permission: Option<Value>,
+    /// Per-agent settings, by agent name; only `permission` is read (rules on top of the
+    /// global ones for calls made by that agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<BTreeMap<String, AgentConfig>>,
+    /// How much of a tool's output the model reads inline, and how long saved outputs stay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<OutputConfig>,
+    /// How `bash` runs commands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bash: Option<BashConfig>,
+    /// What `webfetch` may reach and how long it waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webfetch: Option<WebfetchConfig>,
+    /// Which provider `websearch` uses and where its key is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub websearch: Option<WebsearchConfig>,
+    /// `glob` and `grep`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchConfig>,
+    /// Where `skill` looks for skills besides the project's and the user's usual directories.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skills: Option<SkillsConfig>,
+    /// Reserved for MCP servers (a later release): accepted and kept, not used yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "reserved_schema")]
+    pub mcp: Option<serde_json::Map<String, Value>>,
+}
+
+/// The settings of one agent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgentConfig {
+    /// Rules for this agent's calls, on top of the global `permission` (same shape).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "permission_schema")]
+    pub permission: Option<Value>,
+}
+
+/// Output limits and retention of managed outputs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutputConfig {
+    /// Lines of a result the model reads inline (default 2000); the rest is saved and paged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_lines: Option<usize>,
+    /// Bytes of a result the model reads inline (default 51200, at least 128).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 128))]
+    pub max_bytes: Option<usize>,
+    /// Days a saved output is kept (default 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub retention_days: Option<u64>,
+    /// The largest saved output in bytes (default 67108864); a larger one keeps its head and
+    /// tail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 4096))]
+    pub max_file_bytes: Option<u64>,
+    /// Bytes all saved outputs may take together (default 1073741824); the oldest go first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota_bytes: Option<u64>,
+}
+
+/// How `bash` runs commands.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BashConfig {
+    /// The shell given `-c <command>` (default: `bash` from `PATH`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell: Option<PathBuf>,
+    /// The timeout of a command that gives none, in milliseconds (default 120000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 600_000))]
+    pub default_timeout_ms: Option<u64>,
+    /// The longest timeout a command gets, in milliseconds (default and at most 600000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 600_000))]
+    pub max_timeout_ms: Option<u64>,
+    /// Environment variables commands see even though they look like credentials: names or
+    /// `*` patterns (`GITHUB_TOKEN`, `AWS_*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_allow: Option<Vec<String>>,
+    /// Variables added to (or replacing) the environment commands start from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<BTreeMap<String, String>>,
+}
+
+/// What `webfetch` may reach and how long it waits.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebfetchConfig {
+    /// Hosts (`docs.internal`, `*.corp.example`), addresses (`127.0.0.1`) or networks
+    /// (`10.0.0.0/8`) fetched without asking besides the public internet. Other loopback and
+    /// private addresses are asked about; link-local and cloud metadata addresses are always
+    /// refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow: Option<Vec<String>>,
+    /// The timeout of a fetch that gives none, in seconds (default 30, at most 120).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 120))]
+    pub timeout_seconds: Option<u64>,
+    /// Bodies are cut after this many bytes (default 5242880).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_bytes: Option<usize>,
+}
+
+/// A websearch provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// Exa (`EXA_API_KEY`).
+    Exa,
+    /// Parallel (`PARALLEL_API_KEY`).
+    Parallel,
+}
+
+impl Provider {
+    /// Its name, as configured.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Exa => "exa",
+            Self::Parallel => "parallel",
+        }
+    }
+
+    /// The environment variable its documentation names for the key.
+    pub fn key_variable(self) -> &'static str {
+        match self {
+            Self::Exa => "EXA_API_KEY",
+            Self::Parallel => "PARALLEL_API_KEY",
+        }
+    }
+}
+
+/// Which provider `websearch` uses.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebsearchConfig {
+    /// The provider; without one, a provider whose key variable is set is used
+    /// (`EXA_API_KEY`, `PARALLEL_API_KEY`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<Provider>,
+    /// The environment variable holding the provider's key (default: the provider's own,
+    /// `EXA_API_KEY` or `PARALLEL_API_KEY`). The key itself never goes in a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+}
+
+/// `glob` and `grep`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchConfig {
+    /// The wall-clock budget of one search in milliseconds (default 20000); when it runs out
+    /// the call returns what it found, marked incomplete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub budget_ms: Option<u64>,
+}
+
+/// Skill directories.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkillsConfig {
+    /// Directories searched for `<name>/SKILL.md` after the project's own and before the
+    /// user's usual ones; relative paths are relative to the file that names them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<PathBuf>>,
+}
+
+fn permission_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "An effect for every action, or an object of actions to an effect or to an object of resource patterns to effects.",
+        "anyOf": [
+            {"$ref": "#/$defs/Effect"},
+            {
+                "type": "object",
+                "additionalProperties": {
+                    "anyOf": [
+                        {"$ref": "#/$defs/Effect"},
+                        {"type": "object", "additionalProperties": {"$ref": "#/$defs/Effect"}}
+                    ]
+                }
+            }
+        ]
+    })
+}
+
+fn reserved_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "Reserved for MCP servers (a later release): accepted and kept, not used yet.",
+        "type": "object"
+    })
+}
+
+/// The schema of [`ConfigFile`]: `tackle config schema` and `docs/config.schema.json`.
+pub fn schema() -> Value {
+    let mut schema = schemars::schema_for!(ConfigFile).to_value();
+    if let Some(object) = schema.as_object_mut() {
+        let defs = object
+            .entry("$defs")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Some(defs) = defs.as_object_mut() {
+            defs.insert(
+                "Effect".to_owned(),
+                serde_json::json!({
+                    "description": "allow: without asking; ask: ask the user; deny: refuse.",
+                    "type": "string",
+                    "enum": ["allow", "ask", "deny"]
+                }),
+            );
+        }
+    }
+    schema
+}
+
+/// The keys read from an `opencode.json[c]`: those opencode itself defines (its other keys, and
+/// tackle's own, are ignored there). In `agent.<name>`, only `permission` is read.
+pub(crate) const OPENCODE_KEYS: &[&str] = &["$schema", "permission", "agent", "mcp"];

@@ -1,0 +1,37 @@
+//! A tackle host as a library: one configuration in, a ready Location registry out.
+//!
+//! [`Host::builder`] takes a Location (and optionally a data directory, a `--config` file,
+//! flags, an environment, an [`Asker`](tackle_permission::Asker), a question service,
+//! application tools) and builds what every host builds by hand otherwise: the merged
+//! [`Config`], the output store (limits from `output`), the permission service (the rules of
+//! every layer, a project's only tightening until trusted, approvals saved per project, the
+//! data directory protected), the builtins' services (`bash`, `search`, `webfetch`,
+//! `websearch`, skill directories from the configuration), and a [`ToolRegistry`] with the
+//! builtins registered. [`Host::materialize`] snapshots the catalog with the rules as filter;
+//! [`Session::settle`] settles a call in a session, with the session's agent in the context.
+//!
+//! Layering: this crate sits below the `tackle` binary and above builtins, registry,
+//! permission and output-store; it owns the wiring (which builtin gets which setting), the
+//! configuration files and the trust records, and no tool behaviour.
+//!
+//! Invariants:
+//! - Building a host writes nothing; a bad configuration is a [`ConfigError`] naming the file
+//!   (or variable, or flag), the key path and the problem.
+//! - A project's configuration never widens what tools may do until the user trusts it: its
+//!   allows are ignored and so are the settings in [`config::TRUSTED_KEYS`].
+//! - A one-shot host ([`HostBuilder::only`]) builds only the tool it runs.
+//!
+//! [`ToolRegistry`]: tackle_registry::ToolRegistry
+
+pub mod config;
+mod env;
+mod error;
+mod host;
+mod resolve;
+pub mod trust;
+
+pub use config::{Config, Origin, Sources};
+pub use env::Environment;
+pub use error::{ConfigError, HostError};
+pub use host::{Host, HostBuilder, Session, default_data_dir, location};
+pub use trust::{Trust, TrustStore};
