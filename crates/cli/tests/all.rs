@@ -7,6 +7,7 @@ mod config;
 mod crash;
 mod permission;
 mod redact;
+mod serve;
 mod tools;
 mod trust;
 

@@ -1,0 +1,168 @@
+"""Drives `tackle serve` with the official Python MCP SDK (run by crates/cli/tests/serve.rs).
+
+usage: python_client.py SCENARIO TACKLE WORKDIR DATADIR
+Prints "ok" when every check passed; an assertion or exception fails the test.
+"""
+
+import asyncio
+import os
+import sys
+import time
+
+import jsonschema
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+
+SCENARIO, TACKLE, WORKDIR, DATADIR = sys.argv[1:5]
+
+
+def server(*extra):
+    return StdioServerParameters(
+        command=TACKLE,
+        args=["serve", "--data-dir", DATADIR, "--dir", WORKDIR, *extra],
+        cwd=WORKDIR,
+        env=dict(os.environ),
+    )
+
+
+def text(result):
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+def processes_with(marker):
+    """Pids whose command line contains `marker` (this script's own excluded)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline:
+            found.append(pid)
+    return found
+
+
+async def wait_gone(marker, seconds=15):
+    # Awaiting (not sleeping) lets the SDK send its notifications meanwhile.
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not processes_with(marker):
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"processes left running: {processes_with(marker)}")
+
+
+async def basics():
+    async with stdio_client(server("--ask", "allow-once")) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.server_info.name == "tackle", init
+            listed = await session.list_tools()
+            names = {tool.name for tool in listed.tools}
+            for needed in ["bash", "read", "edit", "write", "grep", "glob"]:
+                assert needed in names, names
+            for tool in listed.tools:
+                jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+                assert tool.input_schema["type"] == "object", tool.name
+                if tool.output_schema is not None:
+                    jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+                    assert tool.output_schema["type"] == "object", tool.name
+            hints = {tool.name: tool.annotations for tool in listed.tools}
+            assert hints["read"].read_only_hint is True
+            assert hints["bash"].destructive_hint is True
+            assert hints["webfetch"].open_world_hint is True
+
+            read = await session.call_tool("read", {"path": "hello.txt"})
+            assert not read.is_error, read
+            assert "1: hello world" in text(read), text(read)
+
+            grep = await session.call_tool("grep", {"pattern": "hello"})
+            assert not grep.is_error, grep
+            assert "hello.txt" in text(grep), text(grep)
+            assert grep.structured_content is not None, grep
+
+            edit = await session.call_tool(
+                "edit",
+                {"path": "hello.txt", "oldString": "world", "newString": "mcp"},
+            )
+            assert not edit.is_error, text(edit)
+            with open(os.path.join(WORKDIR, "hello.txt")) as f:
+                assert f.read() == "hello mcp\n"
+
+            bash = await session.call_tool("bash", {"command": "echo from-bash"})
+            assert not bash.is_error, text(bash)
+            assert "from-bash" in text(bash), text(bash)
+
+            bad = await session.call_tool("read", {"offset": "many"})
+            assert bad.is_error, bad
+            assert "path" in text(bad), text(bad)
+
+            unknown = await session.call_tool("no_such_tool", {})
+            assert unknown.is_error, unknown
+            assert "Unknown tool: no_such_tool" in text(unknown), text(unknown)
+
+
+async def deny_by_default():
+    async with stdio_client(server()) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("bash", {"command": "echo never"})
+            assert result.is_error, result
+            assert "tackle.json" in text(result), text(result)
+
+
+async def cancel():
+    marker = "100.4242"
+    async with stdio_client(server("--ask", "allow-once")) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            started = time.monotonic()
+            try:
+                await session.call_tool(
+                    "bash", {"command": f"sleep {marker}"}, read_timeout_seconds=3
+                )
+                raise AssertionError("the call should have timed out")
+            except Exception as err:  # the SDK's timeout; it then sends notifications/cancelled
+                assert "timed out" in str(err), err
+            await wait_gone(marker)
+            assert time.monotonic() - started < 30
+            # The session still works after a cancelled call.
+            ok = await session.call_tool("read", {"path": "hello.txt"})
+            assert not ok.is_error, ok
+
+
+async def elicitation():
+    answers = []
+
+    async def answer(context, params):
+        answers.append(params.message)
+        decision = "once" if len(answers) == 1 else "reject"
+        content = {"decision": decision}
+        if decision == "reject":
+            content["feedback"] = "use printf instead"
+        return types.ElicitResult(action="accept", content=content)
+
+    async with stdio_client(server()) as (read, write):
+        async with ClientSession(read, write, elicitation_callback=answer) as session:
+            await session.initialize()
+            allowed = await session.call_tool("bash", {"command": "echo asked-and-allowed"})
+            assert not allowed.is_error, text(allowed)
+            assert "asked-and-allowed" in text(allowed)
+            rejected = await session.call_tool("bash", {"command": "echo asked-and-rejected"})
+            assert rejected.is_error, rejected
+            assert "use printf instead" in text(rejected), text(rejected)
+            assert len(answers) == 2 and "bash" in answers[0], answers
+
+
+SCENARIOS = {
+    "basics": basics,
+    "deny": deny_by_default,
+    "cancel": cancel,
+    "elicitation": elicitation,
+}
+
+asyncio.run(SCENARIOS[SCENARIO]())
+print("ok")
