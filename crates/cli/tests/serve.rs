@@ -312,3 +312,30 @@ fn notifications_cancelled_kills_the_command() {
     server.call(2, "read", &json!({"path": "hello.txt"}));
     assert_eq!(server.answer(2)["result"]["isError"], false);
 }
+
+#[test]
+fn python_sdk_over_http_with_token_origin_and_body_checks() {
+    python_scenario("http");
+}
+
+#[test]
+fn http_on_a_non_loopback_address_needs_listen_and_a_token_file() {
+    let ws = Workspace::new();
+    let output = ws
+        .tackle(&["serve", "--http", "0.0.0.0:0"])
+        .timeout(ANSWER)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--listen") && stderr.contains("--token-file"),
+        "{stderr}"
+    );
+    let output = ws
+        .tackle(&["serve", "--listen", "0.0.0.0:0"])
+        .timeout(ANSWER)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+}

@@ -19,6 +19,7 @@
 
 mod ask;
 mod error;
+pub mod http;
 pub mod result;
 mod server;
 pub mod tools_list;
@@ -31,6 +32,7 @@ use tackle_permission::Asker;
 
 pub use ask::AskPolicy;
 pub use error::ServeError;
+pub use http::{HttpOptions, serve_http};
 pub use server::McpServer;
 
 /// Builds the host of a Location with the given permission asker (the caller applies its own

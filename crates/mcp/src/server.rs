@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -33,6 +34,42 @@ struct Inner {
     options: ServeOptions,
     router: Arc<Router>,
     active: OnceCell<Active>,
+    _slot: Option<SessionSlot>,
+}
+
+/// One live session in a count of them (HTTP's session limit); freed when the session ends.
+#[derive(Debug)]
+pub(crate) struct SessionSlot(Arc<AtomicUsize>);
+
+impl SessionSlot {
+    pub(crate) fn new(live: &Arc<AtomicUsize>) -> Self {
+        live.fetch_add(1, Ordering::AcqRel);
+        Self(Arc::clone(live))
+    }
+}
+
+impl Drop for SessionSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Inner {
+    fn close(&self) {
+        if let Some(active) = self.active.get() {
+            self.router.detach(&active.session);
+            active.host.permission().delete_session(&active.session);
+            active.host.delete_session(&active.session);
+            active.host.registry().close_session(&active.session);
+        }
+    }
+}
+
+impl Drop for Inner {
+    // The last handle of a session is dropped when its connection ends, whatever the transport.
+    fn drop(&mut self) {
+        self.close();
+    }
 }
 
 /// The host and the session, once the Location is known.
@@ -53,12 +90,21 @@ impl std::fmt::Debug for McpServer {
 impl McpServer {
     /// A server for one session; the host is built on the first request that needs it.
     pub fn new(options: ServeOptions) -> Self {
+        Self::build(options, None)
+    }
+
+    pub(crate) fn with_slot(options: ServeOptions, slot: SessionSlot) -> Self {
+        Self::build(options, Some(slot))
+    }
+
+    fn build(options: ServeOptions, slot: Option<SessionSlot>) -> Self {
         let router = Arc::new(Router::new(options.ask));
         Self {
             inner: Arc::new(Inner {
                 options,
                 router,
                 active: OnceCell::new(),
+                _slot: slot,
             }),
         }
     }
@@ -72,13 +118,9 @@ impl McpServer {
     }
 
     /// Ends the session: its pending asks are declined, its tools and approvals dropped.
+    /// Idempotent; also done when the last handle is dropped.
     pub fn close(&self) {
-        if let Some(active) = self.inner.active.get() {
-            self.inner.router.detach(&active.session);
-            active.host.permission().delete_session(&active.session);
-            active.host.delete_session(&active.session);
-            active.host.registry().close_session(&active.session);
-        }
+        self.inner.close();
     }
 
     async fn active(&self, peer: &Peer<RoleServer>) -> Result<&Active, ErrorData> {

@@ -157,7 +157,77 @@ async def elicitation():
             assert len(answers) == 2 and "bash" in answers[0], answers
 
 
+async def over_http():
+    import socket
+    import subprocess
+
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    token_file = os.path.join(DATADIR, "token")
+    with open(token_file, "w") as f:
+        f.write("s3cret-token-for-the-test\n")
+    proc = subprocess.Popen(
+        [TACKLE, "serve", "--data-dir", DATADIR, "--dir", WORKDIR, "--ask", "allow-once",
+         "--http", f"127.0.0.1:{port}", "--token-file", token_file],
+        stdin=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}
+        accept = {"Accept": "application/json, text/event-stream",
+                  "Content-Type": "application/json"}
+        async with httpx2.AsyncClient() as raw:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    answer = await raw.post(url, json=init, headers=accept)
+                    break
+                except httpx2.ConnectError:
+                    assert time.monotonic() < deadline, "tackle serve --http did not listen"
+                    await asyncio.sleep(0.1)
+            assert answer.status_code == 401, answer
+            wrong = await raw.post(url, json=init,
+                                   headers={**accept, "Authorization": "Bearer wrong"})
+            assert wrong.status_code == 401, wrong
+            # A call with a wrong token runs nothing.
+            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                    "params": {"name": "bash", "arguments": {"command": "touch pwned"}}}
+            await raw.post(url, json=call, headers={**accept, "Authorization": "Bearer wrong"})
+            assert not os.path.exists(os.path.join(WORKDIR, "pwned"))
+            good = {**accept, "Authorization": "Bearer s3cret-token-for-the-test"}
+            evil = await raw.post(url, json=init,
+                                  headers={**good, "Origin": "http://evil.example"})
+            assert evil.status_code == 403, (evil.status_code, evil.text)
+            huge = await raw.post(url, content=b"[" + b" " * (5 << 20) + b"]", headers=good)
+            assert huge.status_code == 413, huge.status_code
+
+        client = httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret-token-for-the-test"})
+        async with client:
+            async with streamable_http_client(url, http_client=client) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    listed = await session.list_tools()
+                    for tool in listed.tools:
+                        jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+                    read_result = await session.call_tool("read", {"path": "hello.txt"})
+                    assert "1: hello world" in text(read_result), read_result
+                    bash = await session.call_tool("bash", {"command": "echo over-http"})
+                    assert "over-http" in text(bash), bash
+                    unknown = await session.call_tool("nope", {})
+                    assert unknown.is_error
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 SCENARIOS = {
+    "http": over_http,
     "basics": basics,
     "deny": deny_by_default,
     "cancel": cancel,
