@@ -339,3 +339,39 @@ fn http_on_a_non_loopback_address_needs_listen_and_a_token_file() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2), "{output:?}");
 }
+
+#[test]
+fn python_sdk_pages_a_large_result_as_a_resource_of_its_session_only() {
+    python_scenario("resources");
+}
+
+#[test]
+fn typescript_sdk_lists_and_calls_over_stdio() {
+    let prefix = repo_root().join("target/mcp-node");
+    assert!(
+        prefix
+            .join("node_modules/@modelcontextprotocol/sdk")
+            .exists(),
+        "the MCP TypeScript client is not installed under {}: run .ci/mcp-clients.sh once",
+        prefix.display()
+    );
+    let ws = Workspace::new();
+    ws.write("hello.txt", "hello world\n");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/ts_client.cjs");
+    let output = Command::new("node")
+        .arg(script)
+        .arg(&prefix)
+        .arg(env!("CARGO_BIN_EXE_tackle"))
+        .arg(ws.dir.path())
+        .arg(ws.data.path())
+        .env("HOME", ws.data.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.trim_end().ends_with("ok"),
+        "TypeScript client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

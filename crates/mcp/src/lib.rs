@@ -13,6 +13,9 @@
 //! JSON-RPC error. Permission asks go to the client as `elicitation/create` when it declares
 //! the capability, else [`AskPolicy`] answers them, so no ask ever waits on nobody.
 //!
+//! Managed outputs are resources: a `tool-output://` reference a result of this session named
+//! is listed by `resources/list` and read a page at a time by `resources/read`.
+//!
 //! Invariants: nothing but protocol is written to stdout (logs go to stderr through
 //! `tracing`); a call whose request is cancelled, or whose client disappears, is cancelled
 //! (a command's process group dies with it).
@@ -20,6 +23,7 @@
 mod ask;
 mod error;
 pub mod http;
+mod resources;
 pub mod result;
 mod server;
 pub mod tools_list;

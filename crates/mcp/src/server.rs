@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt as _};
@@ -19,6 +20,7 @@ use tokio::sync::OnceCell;
 
 use crate::ask::Router;
 use crate::error::ServeError;
+use crate::resources::{self, Outputs};
 use crate::{ServeOptions, result, tools_list};
 
 /// How long the client may take to list its roots before the current directory is used.
@@ -76,6 +78,7 @@ impl Drop for Inner {
 struct Active {
     host: Host,
     session: String,
+    outputs: Outputs,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -134,7 +137,11 @@ impl McpServer {
                 let session = host.create_session().id().to_owned();
                 self.inner.router.attach(&session, peer.clone());
                 tracing::info!(location = %host.location().display(), %session, "session started");
-                Ok(Active { host, session })
+                Ok(Active {
+                    host,
+                    session,
+                    outputs: Outputs::default(),
+                })
             })
             .await
     }
@@ -173,7 +180,12 @@ impl McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let mut info = ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        );
         info.server_info = Implementation::new("tackle", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(
             "tackle's coding tools (read, edit, write, bash, grep, ...) for one workspace, with \
@@ -193,6 +205,30 @@ impl ServerHandler for McpServer {
         Ok(ListToolsResult::with_all_items(tools_list::tools(
             snapshot.definitions(),
         )))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(self.active(&context.peer).await?.outputs.list())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let active = self.active(&context.peer).await?;
+        let store = active.host.store().clone();
+        let session = active.session.clone();
+        // Paging reads a file: off the async workers.
+        let page =
+            tokio::task::spawn_blocking(move || resources::read(&store, &session, &request.uri))
+                .await
+                .map_err(|err| ErrorData::internal_error(err.to_string(), None))??;
+        Ok(page.into())
     }
 
     async fn call_tool(
@@ -220,7 +256,10 @@ impl ServerHandler for McpServer {
         // A `notifications/cancelled` for this request, or the client going away, cancels it.
         ctx.cancel = context.ct.clone();
         match snapshot.settle(&call, &ctx).await {
-            Ok(settlement) => Ok(result::call_result(settlement, structured).into()),
+            Ok(settlement) => {
+                active.outputs.remember(settlement.references());
+                Ok(result::call_result(settlement, structured).into())
+            }
             Err(err) => Err(result::settle_error(&err)),
         }
     }

@@ -226,7 +226,46 @@ async def over_http():
         proc.wait(timeout=30)
 
 
+async def resources():
+    async with stdio_client(server("--ask", "allow-once")) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            big = await session.call_tool("bash", {"command": "seq 1 5000"})
+            assert not big.is_error, big
+            shown = text(big)
+            assert "tool-output://" in shown, shown[-500:]
+            listed = await session.list_resources()
+            uris = [str(r.uri) for r in listed.resources]
+            assert len(uris) == 1 and uris[0] in shown, (uris, shown[-500:])
+            lines = []
+            uri = uris[0]
+            for _ in range(20):
+                page = await session.read_resource(uri)
+                contents = page.contents[0]
+                lines.extend(contents.text.splitlines())
+                nxt = (contents.meta or {}).get("next")
+                if not nxt:
+                    break
+                uri = nxt
+            assert lines[:2] == ["1", "2"], lines[:5]
+            # The whole text the model would have read: every number, then bash's status line.
+            numbers = [l for l in lines if l.isdigit()]
+            assert numbers == [str(n) for n in range(1, 5001)], (len(numbers), lines[-5:])
+            stolen = uris[0]
+    # Another session (another connection) cannot read it, nor list it.
+    async with stdio_client(server()) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            assert (await session.list_resources()).resources == []
+            try:
+                await session.read_resource(stolen)
+                raise AssertionError("another session read the output")
+            except Exception as err:
+                assert "no such resource" in str(err), err
+
+
 SCENARIOS = {
+    "resources": resources,
     "http": over_http,
     "basics": basics,
     "deny": deny_by_default,
