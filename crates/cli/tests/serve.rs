@@ -167,7 +167,7 @@ impl Server {
     }
 
     /// Closes stdin and waits for the process to exit.
-    fn close(mut self) -> std::process::ExitStatus {
+    fn close(&mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
         let deadline = Instant::now() + ANSWER;
         loop {

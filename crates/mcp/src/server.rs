@@ -63,6 +63,14 @@ impl Inner {
             active.host.permission().delete_session(&active.session);
             active.host.delete_session(&active.session);
             active.host.registry().close_session(&active.session);
+            if let Err(err) = active
+                .host
+                .services()
+                .todos()
+                .delete_session(&active.session)
+            {
+                tracing::warn!(%err, "cannot delete the session's todo list");
+            }
         }
     }
 }
@@ -120,7 +128,8 @@ impl McpServer {
             .map(|active| active.session.as_str())
     }
 
-    /// Ends the session: its pending asks are declined, its tools and approvals dropped.
+    /// Ends the session: its pending asks are declined, its tools, "this session" approvals and
+    /// todo list dropped.
     /// Idempotent; also done when the last handle is dropped.
     pub fn close(&self) {
         self.inner.close();
