@@ -1,4 +1,4 @@
-//! tackle as an MCP server: every tool of a [`Host`](tackle_host::Host) to any MCP client.
+//! tackle as an MCP server: every tool of a [`Host`] to any MCP client.
 //!
 //! [`serve_stdio`] speaks MCP over the process's stdin and stdout. One MCP connection is one
 //! tackle session: its calls share the session id (todos, managed outputs, "this session"
