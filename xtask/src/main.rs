@@ -80,6 +80,11 @@ struct Bench {
 /// Every benchmark an issue asks for; each issue with a performance target adds its own line.
 const BENCHES: &[Bench] = &[
     Bench {
+        name: "mcp",
+        package: "tackle",
+        target: "mcp",
+    },
+    Bench {
         name: "read",
         package: "tackle-builtins",
         target: "read",

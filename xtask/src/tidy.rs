@@ -198,6 +198,20 @@ const LAYERS: &[Layer] = &[
         forbidden: &[],
         forbidden_build: &[],
     },
+    // The MCP server: a user of the host library, below the binary.
+    Layer {
+        krate: "tackle-mcp",
+        only: Some(&[
+            "tackle-tool-core",
+            "tackle-output-store",
+            "tackle-permission",
+            "tackle-registry",
+            "tackle-builtins",
+            "tackle-host",
+        ]),
+        forbidden: &[],
+        forbidden_build: &[],
+    },
 ];
 
 /// Every forbidden dependency edge in `graph`.

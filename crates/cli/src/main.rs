@@ -18,6 +18,7 @@ mod generate;
 mod options;
 mod permission_cmd;
 mod question;
+mod serve;
 mod tools;
 mod trust_cmd;
 
@@ -148,6 +149,11 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Serve every tool to an MCP client over stdio (one connection, one session).
+    #[command(
+        after_help = "Examples:\n  tackle serve\n  tackle serve --dir ~/src/app --ask allow-once\n\nMCP client configuration: {\"command\": [\"tackle\", \"serve\"]}"
+    )]
+    Serve(serve::ServeArgs),
     /// Forget the trust of a project's configuration.
     #[command(after_help = "Examples:\n  tackle untrust\n  tackle untrust ~/src/app")]
     Untrust {
@@ -251,6 +257,7 @@ fn main() -> ExitCode {
             Command::Trust { dir, list: false } => {
                 trust_cmd::trust(dir.as_deref(), data_dir.as_deref())
             }
+            Command::Serve(args) => serve::run(&args, data_dir.as_deref()).await,
             Command::Untrust { dir } => trust_cmd::untrust(dir.as_deref(), data_dir.as_deref()),
             Command::Completions { shell } => generate::completions(shell),
             Command::Man => generate::man(),

@@ -8,6 +8,7 @@ mod crash;
 mod generate;
 mod permission;
 mod redact;
+mod serve;
 mod tools;
 mod trust;
 

@@ -1,0 +1,100 @@
+//! tackle as an MCP server: every tool of a [`Host`] to any MCP client.
+//!
+//! [`serve_stdio`] speaks MCP over the process's stdin and stdout. One MCP connection is one
+//! tackle session: its calls share the session id (todos, managed outputs, "this session"
+//! approvals), and the session is deleted when the client disconnects. The Location is the
+//! `--dir` given to [`ServeOptions`], else the client's first `roots` entry when the client
+//! offers roots, else the current directory; the host is built for it on the first request that
+//! needs tools.
+//!
+//! `tools/list` comes from the session's materialized catalog ([`tools_list`]); `tools/call`
+//! goes through the registry's settle and nothing else ([`result`] maps a settlement to MCP):
+//! an error result and an input error are `isError` results the model reads, a halt is a
+//! JSON-RPC error. Permission asks go to the client as `elicitation/create` when it declares
+//! the capability, else [`AskPolicy`] answers them, so no ask ever waits on nobody.
+//!
+//! Managed outputs are resources: a `tool-output://` reference a result of this session named
+//! is listed by `resources/list` and read a page at a time by `resources/read`.
+//!
+//! Invariants: nothing but protocol is written to stdout (logs go to stderr through
+//! `tracing`); a call whose request is cancelled, or whose client disappears, is cancelled
+//! (a command's process group dies with it).
+
+#![deny(missing_docs)]
+
+mod ask;
+mod error;
+pub mod http;
+mod resources;
+pub mod result;
+mod server;
+pub mod tools_list;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tackle_host::{Host, HostError};
+use tackle_permission::Asker;
+
+pub use ask::AskPolicy;
+pub use error::ServeError;
+pub use http::{HttpOptions, serve_http};
+pub use server::McpServer;
+
+/// Builds the host of a Location with the given permission asker (the caller applies its own
+/// configuration flags, data directory and environment).
+pub type BuildHost = dyn Fn(&Path, Arc<dyn Asker>) -> Result<Host, HostError> + Send + Sync;
+
+/// How `tackle serve` runs.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct ServeOptions {
+    /// The Location; `None`: the client's first root, else the current directory.
+    pub dir: Option<PathBuf>,
+    /// Who answers permission asks when the client cannot be asked.
+    pub ask: AskPolicy,
+    /// Builds the host once the Location is known.
+    pub build: Arc<BuildHost>,
+}
+
+impl std::fmt::Debug for ServeOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServeOptions")
+            .field("dir", &self.dir)
+            .field("ask", &self.ask)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServeOptions {
+    /// Options with `build`, no fixed Location and the default policy (deny).
+    pub fn new(build: Arc<BuildHost>) -> Self {
+        Self {
+            dir: None,
+            ask: AskPolicy::default(),
+            build,
+        }
+    }
+}
+
+/// Serves one MCP session over stdin and stdout until the client disconnects, then deletes the
+/// session.
+pub async fn serve_stdio(options: ServeOptions) -> Result<(), ServeError> {
+    let server = McpServer::new(options);
+    let session = server.clone();
+    let outcome = server::run(server, rmcp::transport::stdio()).await;
+    session.close();
+    outcome
+}
+
+/// Sends `tracing` output to stderr, filtered by `TACKLE_LOG` (default: warnings): stdout is
+/// the protocol.
+pub fn log_to_stderr() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TACKLE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
