@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 use tackle_tool_core::{Defect, Halt, ToolError, ToolFailure};
 
 use crate::rule::{Effect, Rule};
@@ -160,14 +160,5 @@ impl From<PermissionError> for ToolError {
     }
 }
 
-/// A JSON value's kind, for error messages.
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+/// A JSON value's kind, for error messages (the one wording, tool-core's).
+pub(crate) use tackle_tool_core::value_kind as kind;

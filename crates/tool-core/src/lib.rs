@@ -45,7 +45,7 @@ pub use dynamic::DynamicTool;
 #[cfg(feature = "dynamic")]
 pub use error::InvalidSchema;
 pub use error::{Defect, Halt, RegistrationError, ToolError, ToolFailure};
-pub use input::{REWRITE_HINT, did_you_mean};
+pub use input::{REWRITE_HINT, did_you_mean, value_kind};
 pub use name::validate_name;
 pub use rendered::Rendered;
 pub use schema::{input_schema_for, output_schema_for};

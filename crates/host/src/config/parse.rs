@@ -5,6 +5,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 use tackle_builtins::web::WebAccess;
 use tackle_permission::{PermissionError, jsonc_to_json, parse_permission};
+use tackle_tool_core::value_kind as kind;
 
 use super::file::{ConfigFile, OPENCODE_KEYS};
 use crate::error::ConfigError;
@@ -161,17 +162,6 @@ fn syntax(err: &serde_json::Error) -> String {
     let text = err.to_string();
     let text = text.split(" at line ").next().unwrap_or_default();
     format!("invalid JSON: {text}")
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The checks serde's types cannot make, so an error names the layer that has the value.

@@ -191,6 +191,19 @@ fn plural(items: &Value) -> String {
     }
 }
 
+/// A JSON value's kind in words, as error messages name it: `null`, `a boolean`, `a number`,
+/// `a string`, `an array`, `an object`.
+pub fn value_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// A short rendering of what was sent: `"abc"`, `0`, `an object`, `an array`.
 pub(crate) fn got(value: &Value) -> String {
     const SHOWN: usize = 40;

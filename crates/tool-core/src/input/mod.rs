@@ -28,6 +28,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 pub use describe::near as did_you_mean;
+pub use describe::value_kind;
 
 use crate::{ToolError, ToolFailure};
 
