@@ -259,24 +259,30 @@ pub(crate) fn check_packages(root: &Path) -> Result<(), String> {
     check_package_budget(root, &crates)
 }
 
+/// The directory of the workspace member `name`, if there is one.
+pub(crate) fn package_dir(metadata: &cargo_metadata::Metadata, name: &str) -> Option<PathBuf> {
+    let package = metadata
+        .workspace_packages()
+        .into_iter()
+        .find(|p| p.name == name)?;
+    Some(
+        package
+            .manifest_path
+            .parent()
+            .map(|d| d.as_std_path().to_path_buf())
+            .unwrap_or_default(),
+    )
+}
+
 /// Fails when a publishable crate would ship a file over [`PACKAGED_FILE_BUDGET`] (a test
 /// fixture that should stay in the repository).
 pub(crate) fn check_package_budget(root: &Path, crates: &[String]) -> Result<(), String> {
     let metadata = crate::tidy::metadata(root)?;
     let mut problems = Vec::new();
     for name in crates {
-        let Some(package) = metadata
-            .workspace_packages()
-            .into_iter()
-            .find(|p| p.name == *name)
-        else {
+        let Some(dir) = package_dir(&metadata, name) else {
             continue;
         };
-        let dir = package
-            .manifest_path
-            .parent()
-            .map(|d| d.as_std_path().to_path_buf())
-            .unwrap_or_default();
         let listing = cargo_output(
             root,
             &[

@@ -151,18 +151,9 @@ fn group_dirs(root: &Path, metadata: &Metadata) -> Result<Vec<(String, String)>,
         .map_err(|err| format!("{}: {err}", root.display()))?;
     let mut groups = Vec::new();
     for name in names {
-        let Some(package) = metadata
-            .workspace_packages()
-            .into_iter()
-            .find(|p| p.name == name)
-        else {
+        let Some(dir) = super::package_dir(metadata, &name) else {
             continue;
         };
-        let dir = package
-            .manifest_path
-            .parent()
-            .map(|d| d.as_std_path().to_path_buf())
-            .unwrap_or_default();
         let dir = dir.canonicalize().unwrap_or(dir);
         let relative = dir
             .strip_prefix(&root)
