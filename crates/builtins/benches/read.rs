@@ -105,7 +105,7 @@ fn lines(dir: &Path) {
     let tackle = median(&mut tackle_times);
     let sed = median(&mut sed_times);
     let ratio = tackle.as_secs_f64() / sed.as_secs_f64();
-    let peak = child_peak_kib(dir);
+    let peak = child_peak_kib("--child-read", dir);
     let sed_peak = sed_peak_kib(&sed_range, &file);
 
     println!(
@@ -174,18 +174,20 @@ fn child_read(dir: &Path) {
     runtime
         .block_on(tool.run_unbounded(&call, &Context::new("bench")))
         .unwrap();
+    print_peak_kib();
+}
+
+/// Prints this process's RSS high-water mark (VmHWM) in KiB: a child's last act.
+pub(crate) fn print_peak_kib() {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
     let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
     println!("{}", line.split_whitespace().nth(1).unwrap());
 }
 
-fn child_peak_kib(dir: &Path) -> u64 {
+/// Runs this bench again as `<flag> <dir>` and reads the peak the child prints.
+pub(crate) fn child_peak_kib(flag: &str, dir: &Path) -> u64 {
     let exe = std::env::current_exe().unwrap();
-    let out = Command::new(exe)
-        .arg("--child-read")
-        .arg(dir)
-        .output()
-        .unwrap();
+    let out = Command::new(exe).arg(flag).arg(dir).output().unwrap();
     assert!(
         out.status.success(),
         "{}",

@@ -52,7 +52,7 @@ pub(crate) fn run(dir: &Path) {
         }
     }
     let tackle = median(&mut tackle_times);
-    let peak = child_peak_kib(dir);
+    let peak = super::child_peak_kib("--child-image", dir);
     println!(
         "read of a {WIDTH}x{HEIGHT} JPEG, resized to 2000x1333 ({ITERATIONS} iterations, median)"
     );
@@ -101,27 +101,7 @@ pub(crate) fn child_read(dir: &Path) {
     runtime
         .block_on(tool.run_unbounded(&call, &Context::new("bench")))
         .unwrap();
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    println!("{}", line.split_whitespace().nth(1).unwrap());
-}
-
-fn child_peak_kib(dir: &Path) -> u64 {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .arg("--child-image")
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap()
+    super::print_peak_kib();
 }
 
 /// A photo-like JPEG (gradients and fine noise, quality 90), generated once and reused.
