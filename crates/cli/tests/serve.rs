@@ -33,10 +33,21 @@ fn python() -> PathBuf {
 fn python_scenario(scenario: &str) {
     let ws = Workspace::new();
     ws.write("hello.txt", "hello world\n");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/python_client.py");
-    let output = Command::new(python())
-        .arg(script)
-        .arg(scenario)
+    let mut client = Command::new(python());
+    client.arg(client_script("python_client.py")).arg(scenario);
+    run_client(client, &ws, &format!("python client scenario {scenario}"));
+}
+
+fn client_script(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp")
+        .join(name)
+}
+
+/// Runs an MCP client given `tackle`, the Location and the data directory as its last
+/// arguments; it must succeed and end its output with `ok`.
+fn run_client(mut client: Command, ws: &Workspace, what: &str) {
+    let output = client
         .arg(env!("CARGO_BIN_EXE_tackle"))
         .arg(ws.dir.path())
         .arg(ws.data.path())
@@ -47,7 +58,7 @@ fn python_scenario(scenario: &str) {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success() && stdout.trim_end().ends_with("ok"),
-        "python client scenario {scenario} failed:\n{stdout}\n{}",
+        "{what} failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
 }
@@ -357,21 +368,7 @@ fn typescript_sdk_lists_and_calls_over_stdio() {
     );
     let ws = Workspace::new();
     ws.write("hello.txt", "hello world\n");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/ts_client.cjs");
-    let output = Command::new("node")
-        .arg(script)
-        .arg(&prefix)
-        .arg(env!("CARGO_BIN_EXE_tackle"))
-        .arg(ws.dir.path())
-        .arg(ws.data.path())
-        .env("HOME", ws.data.path())
-        .env_remove("XDG_CONFIG_HOME")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success() && stdout.trim_end().ends_with("ok"),
-        "TypeScript client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let mut client = Command::new("node");
+    client.arg(client_script("ts_client.cjs")).arg(&prefix);
+    run_client(client, &ws, "TypeScript client");
 }
