@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use tackle_output_store::OutputRef;
 use tackle_permission::{Effect, Reply, Rule};
 use tackle_registry::{Materialization, Registration};
-use tackle_tool_core::{Call, OutputContent, ToolOutput};
+use tackle_tool_core::{Call, MAX_BYTES, OutputContent, ToolOutput};
 
 use super::support::{Fixture, context};
 
@@ -178,8 +178,9 @@ fn content() -> impl Strategy<Value = String> {
         2 => "[é日😀a]{0,80}",
         1 => (50_000usize..120_000, "[bé日😀]").prop_map(|(n, c)| c.repeat(n / c.len())),
     ];
-    let long = (50_000usize..120_000, "[bé日😀]").prop_map(|(n, c)| c.repeat(n / c.len()));
-    // One long line at least, so the content is always saved as a managed output.
+    // One line over the output's byte budget at least (a repeat rounds down by under 4 bytes),
+    // so the content is always saved as a managed output.
+    let long = (MAX_BYTES + 4..120_000, "[bé日😀]").prop_map(|(n, c)| c.repeat(n / c.len()));
     (
         prop::collection::vec(line, 0..60),
         long,
