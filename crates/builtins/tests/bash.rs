@@ -615,3 +615,52 @@ async fn a_rejection_with_feedback_reaches_the_model_and_runs_nothing() {
     assert!(message.ends_with("use make instead"), "{message}");
     assert!(!bash.root.join("ran").exists());
 }
+
+#[tokio::test]
+async fn output_is_reported_as_it_arrives_and_the_result_is_unchanged() {
+    use std::sync::{Arc, Mutex};
+    use tackle_tool_core::{Context, OutputStream, Progress, ProgressSink};
+
+    let bash = bash();
+    type Seen = Vec<(Instant, OutputStream, Vec<u8>)>;
+    let seen: Arc<Mutex<Seen>> = Arc::default();
+    let sink = {
+        let seen = Arc::clone(&seen);
+        ProgressSink::new(move |progress| {
+            if let Progress::Output { stream, bytes } = progress {
+                seen.lock()
+                    .unwrap()
+                    .push((Instant::now(), stream, bytes.to_vec()));
+            }
+        })
+    };
+    let ctx = Context::new("ses_1").with_progress(sink);
+    let command = "echo first; echo oops >&2; sleep 2; echo second";
+    let out = crate::bash_support::settle_with(&bash.tool, json!({"command": command}), &ctx)
+        .await
+        .unwrap();
+    let ended = Instant::now();
+    let seen: Seen = std::mem::take(&mut *seen.lock().unwrap());
+    let joined = |wanted: OutputStream| -> String {
+        let bytes: Vec<u8> = seen
+            .iter()
+            .filter(|(_, stream, _)| *stream == wanted)
+            .flat_map(|(_, _, bytes)| bytes.clone())
+            .collect();
+        String::from_utf8(bytes).unwrap()
+    };
+    assert_eq!(joined(OutputStream::Stdout), "first\nsecond\n");
+    assert_eq!(joined(OutputStream::Stderr), "oops\n");
+    // "first" was reported while the command still slept, not when it ended.
+    let first_at = seen[0].0;
+    assert!(
+        ended - first_at > Duration::from_millis(1500),
+        "{:?}",
+        ended - first_at
+    );
+    // The model's text is the same as without a sink.
+    let plain = settle(&bash.tool, json!({"command": command}))
+        .await
+        .unwrap();
+    assert_eq!(text(&out), text(&plain));
+}

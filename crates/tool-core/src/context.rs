@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::Budget;
+use crate::{Budget, ProgressSink};
 
 /// One tool call as a model asked for it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,6 +49,9 @@ pub struct Context {
     /// The output limits of this call. Settle sets it from the host's output store, so a leaf
     /// that shapes its own output (a page, a compacted report) fits what settle keeps.
     pub budget: Budget,
+    /// Where the running call reports its progress for people and clients watching (never the
+    /// model); none by default.
+    pub progress: ProgressSink,
 }
 
 impl Context {
@@ -58,6 +61,13 @@ impl Context {
             session_id: session_id.into(),
             ..Self::default()
         }
+    }
+
+    /// The same context reporting progress to `progress`.
+    #[must_use]
+    pub fn with_progress(mut self, progress: ProgressSink) -> Self {
+        self.progress = progress;
+        self
     }
 
     /// The same context for another call id.

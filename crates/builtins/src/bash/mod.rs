@@ -375,6 +375,7 @@ impl Execute for BashTool {
             env: &env.vars,
             timeout: Duration::from_millis(timeout_ms),
             capture_limit: self.options.capture_limit,
+            progress: &ctx.progress,
         };
         let finished = match process::run(job, &ctx.cancel).await {
             Ok(finished) => finished,

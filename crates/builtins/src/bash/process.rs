@@ -26,6 +26,7 @@ use process_wrap::std::{CommandWrap, ProcessGroup, ProcessSession};
 use rustix::fs::{Mode, OFlags};
 use rustix::pipe::{PipeFlags, pipe_with};
 use rustix::process::Pid;
+use tackle_tool_core::ProgressSink;
 use tokio_util::sync::CancellationToken;
 
 use super::group::GroupGuard;
@@ -43,6 +44,8 @@ pub(crate) struct Job<'a> {
     pub(crate) timeout: Duration,
     /// Bytes kept per stream.
     pub(crate) capture_limit: usize,
+    /// Where the output goes as it arrives, besides the captures.
+    pub(crate) progress: &'a ProgressSink,
 }
 
 /// Why a command could not be run to an ending.
@@ -112,6 +115,7 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
         wake,
         timeout: job.timeout,
         capture_limit: job.capture_limit,
+        progress: job.progress.clone(),
         guard,
     };
     // The supervisor starts now and, being a blocking job, outlives this future: a cancelled

@@ -19,6 +19,8 @@ use process_wrap::std::ChildWrapper;
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Pid, Signal};
 
+use tackle_tool_core::{OutputStream, Progress, ProgressSink};
+
 use super::capture::Capture;
 use super::capture::Captured;
 use super::group::Member;
@@ -90,6 +92,8 @@ pub(crate) struct Watch {
     pub(crate) wake: OwnedFd,
     pub(crate) timeout: Duration,
     pub(crate) capture_limit: usize,
+    /// Receives the output as it is read.
+    pub(crate) progress: ProgressSink,
     /// Terminates the group if this watch is dropped without being run.
     pub(crate) guard: GroupGuard,
 }
@@ -121,6 +125,7 @@ struct Supervisor {
     wake: OwnedFd,
     status: Option<ExitStatus>,
     buffer: Vec<u8>,
+    progress: ProgressSink,
 }
 
 /// Runs the phases above; returns when the group is gone and the pipes are read.
@@ -134,6 +139,7 @@ pub(crate) fn supervise(watch: Watch) -> Outcome {
         wake,
         timeout,
         capture_limit,
+        progress,
         mut guard,
     } = watch;
     let mut supervisor = Supervisor {
@@ -146,6 +152,7 @@ pub(crate) fn supervise(watch: Watch) -> Outcome {
         wake,
         status: None,
         buffer: vec![0; READ_CHUNK],
+        progress,
     };
     let outcome = supervisor.run(timeout);
     // Every path of `run` ends with the group terminated.
@@ -326,7 +333,7 @@ impl Supervisor {
                 small |= self.read(slot).is_some_and(|n| n < COALESCE_BELOW);
             }
         }
-        if small && watch_wake {
+        if small && watch_wake && !self.progress.is_active() {
             // Output is not streamed anywhere: letting a trickling writer fill the pipe a
             // little costs no latency that matters and saves most wakeups.
             std::thread::sleep(COALESCE);
@@ -346,7 +353,10 @@ impl Supervisor {
                 None
             }
             Ok(n) => {
-                self.captures[slot].push(&self.buffer[..n]);
+                let bytes = &self.buffer[..n];
+                self.captures[slot].push(bytes);
+                let stream = [OutputStream::Stdout, OutputStream::Stderr][slot];
+                self.progress.report(Progress::Output { stream, bytes });
                 Some(n)
             }
             Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => None,
