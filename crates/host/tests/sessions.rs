@@ -28,7 +28,8 @@ fn todos(list: &[&str]) -> serde_json::Value {
 fn managed(fx: &Fixture) -> Vec<String> {
     let mut names = Vec::new();
     for entry in walk(fx.data.path()) {
-        if entry.to_string_lossy().contains("tool-output") {
+        // The directory's sweep record is the store's bookkeeping, not an output.
+        if entry.to_string_lossy().contains("tool-output") && !entry.ends_with(".sweep") {
             names.push(entry.display().to_string());
         }
     }

@@ -63,6 +63,7 @@ mod reference;
 mod spill;
 mod store;
 mod structured;
+mod sweep_record;
 mod text;
 
 pub use bound::{Bounded, BoundedText, MAX_FRAME_LINES};

@@ -222,7 +222,7 @@ pub(crate) fn write(
 }
 
 /// Opens the managed directory itself, refusing a symbolic link (`NotFound` when missing).
-fn open_dir(dir: &Path) -> Result<OwnedFd, StoreError> {
+pub(crate) fn open_dir(dir: &Path) -> Result<OwnedFd, StoreError> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     rustix::fs::open(dir, flags, Mode::empty()).map_err(|err| match err {
         Errno::LOOP => StoreError::SymlinkedDirectory {

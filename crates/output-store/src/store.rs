@@ -3,7 +3,7 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use tackle_tool_core::ToolOutput;
 
@@ -12,6 +12,7 @@ use crate::page::{self, Page, PageLimits};
 use crate::redact::Redactor;
 use crate::reference::{Layout, OutputRef};
 use crate::spill::{self, CapHeader, Written};
+use crate::sweep_record::{self, SweepRecord};
 use crate::{StoreConfig, StoreError};
 
 /// A full sweep (retention and quota) runs at most this often on the spill path.
@@ -29,14 +30,8 @@ pub struct OutputStore {
 struct Inner {
     config: StoreConfig,
     redactor: Redactor,
-    usage: Mutex<Usage>,
-}
-
-/// What the store knows about its directory between sweeps.
-#[derive(Debug, Default)]
-struct Usage {
-    bytes: u64,
-    last_sweep: Option<Instant>,
+    /// Serialises this process's upkeep (the record is read, updated and written back).
+    upkeep: Mutex<()>,
 }
 
 impl OutputStore {
@@ -46,7 +41,7 @@ impl OutputStore {
             inner: Arc::new(Inner {
                 redactor: Redactor::new(&config.redact),
                 config,
-                usage: Mutex::new(Usage::default()),
+                upkeep: Mutex::new(()),
             }),
         }
     }
@@ -93,34 +88,51 @@ impl OutputStore {
         Ok(written)
     }
 
-    /// Retention and quota after a spill: a full sweep on the first spill, hourly, and whenever
-    /// the tracked size passes the quota.
+    /// Retention and quota after a spill: a full sweep when the directory's sweep record (shared
+    /// by every process spilling there) is missing or an hour old, or when the bytes it records
+    /// pass the quota; otherwise the record just counts the new output.
     fn upkeep(&self, written: &Written) {
         let config = &self.inner.config;
-        let mut usage = self
+        let _serial = self
             .inner
-            .usage
+            .upkeep
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        usage.bytes = usage.bytes.saturating_add(written.file_bytes);
-        let due = usage
-            .last_sweep
-            .is_none_or(|at| at.elapsed() >= SWEEP_INTERVAL);
-        if !due && usage.bytes <= config.quota {
-            return;
+        let now = SystemTime::now();
+        if let Some(record) = sweep_record::read(&config.directory)
+            && record.age(now).is_some_and(|age| age < SWEEP_INTERVAL)
+        {
+            let bytes = record.bytes.saturating_add(written.file_bytes);
+            if bytes <= config.quota {
+                sweep_record::write(&config.directory, SweepRecord { bytes, ..record });
+                return;
+            }
         }
         // The output is saved; a failed sweep must not lose it. The next spill (or the host's
         // own `cleanup`) retries and reports.
-        if let Ok(report) = cleanup::sweep(
+        let _ = self.sweep(now, Some(&written.reference));
+    }
+
+    /// Retention then quota over the whole directory; records the sweep for every process.
+    fn sweep(
+        &self,
+        now: SystemTime,
+        protect: Option<&OutputRef>,
+    ) -> Result<CleanupReport, StoreError> {
+        let config = &self.inner.config;
+        let report = cleanup::sweep(
             &config.directory,
-            SystemTime::now(),
+            now,
             config.retention,
             config.quota,
-            Some(&written.reference),
-        ) {
-            usage.bytes = report.kept_bytes;
-            usage.last_sweep = Some(Instant::now());
-        }
+            protect,
+        )?;
+        let record = SweepRecord {
+            swept_at: now,
+            bytes: report.kept_bytes,
+        };
+        sweep_record::write(&config.directory, record);
+        Ok(report)
     }
 
     /// The page of a managed output starting at the 1-based line `offset`, within `limits`
@@ -196,33 +208,27 @@ impl OutputStore {
     /// directory is within its quota. Files the store did not create, and symbolic links, are
     /// left alone. A missing directory is empty.
     pub fn cleanup(&self) -> Result<CleanupReport, StoreError> {
-        let config = &self.inner.config;
-        let report = cleanup::sweep(
-            &config.directory,
-            SystemTime::now(),
-            config.retention,
-            config.quota,
-            None,
-        )?;
-        let mut usage = self
+        let _serial = self
             .inner
-            .usage
+            .upkeep
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        usage.bytes = report.kept_bytes;
-        usage.last_sweep = Some(Instant::now());
-        Ok(report)
+        self.sweep(SystemTime::now(), None)
     }
 
     /// Removes every managed output stored for `session_id` (when the host deletes a session).
     pub fn remove_session(&self, session_id: &str) -> Result<CleanupReport, StoreError> {
-        let report = cleanup::remove_session(&self.inner.config.directory, session_id)?;
-        let mut usage = self
+        let directory = &self.inner.config.directory;
+        let report = cleanup::remove_session(directory, session_id)?;
+        let _serial = self
             .inner
-            .usage
+            .upkeep
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        usage.bytes = usage.bytes.saturating_sub(report.freed_bytes);
+        if let Some(record) = sweep_record::read(directory) {
+            let bytes = record.bytes.saturating_sub(report.freed_bytes);
+            sweep_record::write(directory, SweepRecord { bytes, ..record });
+        }
         Ok(report)
     }
 }

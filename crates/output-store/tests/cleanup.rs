@@ -147,3 +147,72 @@ fn cleanup_of_a_store_that_never_spilled_is_empty() {
         CleanupReport::default()
     );
 }
+
+/// Backdates the directory's sweep record by `by`, as if the last sweep ran that long ago.
+fn backdate_sweep(store: &OutputStore, by: Duration) {
+    let path = store.config().directory.join(".sweep");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (secs, bytes) = text.trim_end().split_once(' ').unwrap();
+    let secs: u64 = secs.parse().unwrap();
+    std::fs::write(&path, format!("{} {bytes}\n", secs - by.as_secs())).unwrap();
+}
+
+#[test]
+fn a_new_process_does_not_sweep_again_within_the_hour_but_the_quota_still_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = || text_output("x\n".repeat(6000));
+    let first = store(dir.path());
+    first.bound("ses", "call", big()).unwrap();
+    let names = managed_files(&first);
+    age(&first, &names[0], 8 * DAY);
+    // Another process (a new store on the same directory) spills: the recent sweep counts, so
+    // the expired output is not even looked at.
+    let second = store(dir.path());
+    second.bound("ses", "call", big()).unwrap();
+    assert!(managed_files(&second).contains(&names[0]));
+    // An hour later, the next process's spill sweeps.
+    backdate_sweep(&second, Duration::from_secs(3601));
+    let third = store(dir.path());
+    third.bound("ses", "call", big()).unwrap();
+    let files = managed_files(&third);
+    assert!(!files.contains(&names[0]) && files.len() == 2, "{files:?}");
+    // The bytes recorded across processes still trigger the quota: each output is 12 000 bytes,
+    // so a fourth one in a directory limited to 30 000 evicts the oldest.
+    let limited = OutputStore::new({
+        let mut value = StoreConfig::in_data_dir(dir.path());
+        value.quota = 30_000;
+        value
+    });
+    limited.bound("ses", "call", big()).unwrap();
+    limited.bound("ses", "call", big()).unwrap();
+    assert_eq!(managed_files(&limited).len(), 2);
+}
+
+#[test]
+fn a_future_or_broken_sweep_record_means_sweep_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = store(dir.path());
+    first
+        .bound("ses", "call", text_output("x\n".repeat(6000)))
+        .unwrap();
+    let name = managed_files(&first).remove(0);
+    for record in ["99999999999 0\n", "garbage"] {
+        let copy = format!("{name}.copy");
+        std::fs::copy(
+            first.config().directory.join(&name),
+            first.config().directory.join(&copy),
+        )
+        .unwrap();
+        age(&first, &name, 8 * DAY);
+        std::fs::write(first.config().directory.join(".sweep"), record).unwrap();
+        store(dir.path())
+            .bound("ses", "call", text_output("y\n".repeat(6000)))
+            .unwrap();
+        assert!(!managed_files(&first).contains(&name), "{record:?}");
+        std::fs::rename(
+            first.config().directory.join(&copy),
+            first.config().directory.join(&name),
+        )
+        .unwrap();
+    }
+}

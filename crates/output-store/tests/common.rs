@@ -49,6 +49,8 @@ pub(crate) fn managed_files(store: &OutputStore) -> Vec<String> {
     };
     let mut names: Vec<String> = listing
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        // The sweep record is the store's bookkeeping, not an output.
+        .filter(|name| name != ".sweep")
         .collect();
     names.sort();
     names
