@@ -1,6 +1,8 @@
 //! What a host with a user interface follows instead of (or beside) an [`Asker`]: every
 //! request that starts waiting and every way it stops waiting.
 
+use std::sync::OnceLock;
+
 use tokio::sync::broadcast;
 
 use crate::request::{PendingRequest, Reply};
@@ -60,24 +62,23 @@ impl PermissionEvent {
     }
 }
 
-/// The sending side, shared by every clone of a service.
-#[derive(Debug)]
-pub(crate) struct Events(broadcast::Sender<PermissionEvent>);
-
-impl Default for Events {
-    fn default() -> Self {
-        Self(broadcast::channel(EVENT_CAPACITY).0)
-    }
-}
+/// The sending side, shared by every clone of a service. The channel is made at the first
+/// subscription: its slots are a sizeable allocation, and a one-shot call has no subscriber.
+#[derive(Debug, Default)]
+pub(crate) struct Events(OnceLock<broadcast::Sender<PermissionEvent>>);
 
 impl Events {
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<PermissionEvent> {
-        self.0.subscribe()
+        self.0
+            .get_or_init(|| broadcast::channel(EVENT_CAPACITY).0)
+            .subscribe()
     }
 
     /// Sends `event` to the current subscribers; nobody listening is fine.
     pub(crate) fn send(&self, event: PermissionEvent) {
-        let _ = self.0.send(event);
+        if let Some(sender) = self.0.get() {
+            let _ = sender.send(event);
+        }
     }
 
     pub(crate) fn replied(&self, pending: &PendingRequest, reply: Reply) {
