@@ -160,7 +160,8 @@ impl HostBuilder {
         .with_skills(resolve::skill_sources(&config, &env))
         .with_bash(bash)
         .with_search(resolve::search_settings(&config))
-        .with_web(resolve::web_services(&config, &env));
+        .with_web(resolve::web_services(&config, &env))
+        .with_read(resolve::read_options(&config));
         if let Some(questions) = self.questions {
             services = services.with_questions(questions);
         }
