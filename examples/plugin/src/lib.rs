@@ -13,6 +13,8 @@
 //! the host; the plugin only builds tools and registers them. See `tests/all.rs` for a host
 //! booting it.
 
+#![deny(missing_docs)]
+
 use std::sync::Arc;
 
 use schemars::JsonSchema;
