@@ -198,6 +198,20 @@ const LAYERS: &[Layer] = &[
         forbidden: &[],
         forbidden_build: &[],
     },
+    // The plugin example: what a downstream plugin may use, the library crates only.
+    Layer {
+        krate: "tackle-example-plugin",
+        only: Some(&[
+            "tackle-tool-core",
+            "tackle-output-store",
+            "tackle-permission",
+            "tackle-registry",
+            "tackle-builtins",
+            "tackle-host",
+        ]),
+        forbidden: &[],
+        forbidden_build: &[],
+    },
     // The MCP server: a user of the host library, below the binary.
     Layer {
         krate: "tackle-mcp",

@@ -46,6 +46,12 @@ pub fn builtin_tools(services: &LocationServices) -> Vec<(String, Tool)> {
         .collect()
 }
 
+/// The name of every builtin this build has (whether or not a Location's services can build
+/// it), in catalog order: names an extension must not take.
+pub fn builtin_names() -> impl Iterator<Item = &'static str> {
+    CATALOG.iter().map(|(name, _)| *name)
+}
+
 /// `tool` declaring what the builtin `name` may change: the search and read tools and skill
 /// only read the Location, the web tools only read the web; the rest change files, run
 /// commands, write the todo list or wait for the user, so they run one at a time.

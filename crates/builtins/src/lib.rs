@@ -47,7 +47,7 @@ pub mod web;
 pub mod write;
 
 pub use authorize::{authorize, authorize_external};
-pub use catalog::{builtin_tool, builtin_tools};
+pub use catalog::{builtin_names, builtin_tool, builtin_tools};
 pub use diff::{DiffStatus, FileDiff};
 pub use error::{Error, PathReason};
 pub use location::{EntryKind, ExternalDirectory, Kind, Location, Resolved};

@@ -17,7 +17,7 @@ pub struct ImageBound {
 }
 
 /// The smallest encoded-size bound: below it even a thumbnail may not fit.
-const MIN_IMAGE_BYTES: usize = 16 * 1024;
+pub const MIN_IMAGE_BYTES: usize = 16 * 1024;
 
 impl ImageBound {
     /// At most `max_width` × `max_height` pixels and `max_bytes` encoded. `max_bytes` is kept

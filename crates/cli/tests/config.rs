@@ -219,12 +219,69 @@ fn search_budget_limits_a_search() {
     assert!(out.contains("Search incomplete"), "{out}");
 }
 
+/// A `width` × `height` PNG of a gradient.
+fn png(width: u32, height: u32) -> Vec<u8> {
+    let pixels = image::RgbImage::from_fn(width, height, |x, y| {
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, ((x + y) % 256) as u8])
+    });
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    pixels
+        .write_to(&mut bytes, image::ImageFormat::Png)
+        .unwrap();
+    bytes.into_inner()
+}
+
+#[test]
+fn read_image_bound_and_image_input() {
+    let ws = Workspace::new();
+    std::fs::write(ws.dir.path().join("shot.png"), png(300, 200)).unwrap();
+    let input = r#"{"path": "shot.png"}"#;
+    let out = ws.call_yes("read", input, 0);
+    assert!(out.starts_with("Image read successfully\n"), "{out}");
+    // A small bound: scaled down, keeping the aspect ratio, both sizes said.
+    ws.user_config(r#"{"read": {"image_max_width": 150}}"#);
+    let out = ws.call_yes("read", input, 0);
+    assert!(out.contains("Original: 300x200 px"), "{out}");
+    assert!(out.contains("Sent: 150x100 px"), "{out}");
+    assert!(out.contains("[file shot.png (image/"), "{out}");
+    // No image input: a text note, no image.
+    ws.user_config(r#"{"read": {"image_input": false}}"#);
+    let out = ws
+        .tackle(&["call", "read", input, "--yes", "--json"])
+        .assert()
+        .code(0);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.contains("Image not shown: images cannot be sent to this model."),
+        "{text}"
+    );
+    assert!(text.contains("300x200 px"), "{text}");
+    assert!(!text.contains("data:image/"), "{text}");
+    // The same from the environment.
+    ws.user_config("{}");
+    let out = ws
+        .tackle(&["call", "read", input, "--yes"])
+        .env("TACKLE_READ_IMAGE_INPUT", "false")
+        .assert()
+        .code(0);
+    assert!(String::from_utf8_lossy(&out.get_output().stdout).starts_with("Image not shown"));
+    // A bad value stops the call, naming the key.
+    ws.user_config(r#"{"read": {"image_max_height": 0}}"#);
+    ws.tackle(&["call", "read", input, "--yes"])
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "tackle.json: read.image_max_height: must be at least 1, not 0",
+        ));
+}
+
 #[test]
 fn config_shows_every_value_and_its_origin() {
     let ws = Workspace::new();
     ws.user_config(
         r#"{"output": {"retention_days": 3, "max_file_bytes": 1048576, "quota_bytes": 10485760},
             "bash": {"shell": "/bin/sh"}, "mcp": {"docs": {"type": "remote"}},
+            "read": {"image_input": false},
             "agent": {"plan": {"permission": {"edit": "deny"}}}}"#,
     );
     ws.write(

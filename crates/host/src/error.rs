@@ -59,6 +59,9 @@ pub enum HostError {
     /// A tool could not be registered.
     #[error("cannot register the tools: {0}")]
     Registration(tackle_tool_core::RegistrationError),
+    /// A plugin's tool would shadow a builtin or an earlier registration.
+    #[error("cannot register {0}: a builtin or an earlier registration already has this name")]
+    NameTaken(String),
 }
 
 /// A bad configuration value: where it is (a file, a variable, a flag), its key path, and what

@@ -19,6 +19,7 @@ use tackle_tool_core::{Call, Context, Tool};
 use crate::config::{Config, Sources};
 use crate::env::Environment;
 use crate::error::HostError;
+use crate::plugin::{Plugin, PluginStatus, Plugins};
 use crate::resolve;
 
 /// How a [`Host`] is built: [`Host::builder`], then `build`.
@@ -35,6 +36,8 @@ pub struct HostBuilder {
     files: Option<FileMutation>,
     todos: Option<TodoStore>,
     only: Option<String>,
+    plugins: Vec<Plugins>,
+    own_plugins: Vec<Arc<dyn Plugin>>,
 }
 
 impl std::fmt::Debug for HostBuilder {
@@ -106,6 +109,22 @@ impl HostBuilder {
         self
     }
 
+    /// Boots `plugins` (booted once for the process with [`Plugins::boot`]) for this Location,
+    /// after the builtins and in their order, and uses their application tools. Give the same
+    /// value to every host of the process.
+    pub fn plugins(mut self, plugins: &Plugins) -> Self {
+        self.plugins.push(plugins.clone());
+        self
+    }
+
+    /// Adds `plugin`, booted at `build` for the process (into this host's application tools,
+    /// held by the host) and then for the Location, after the plugins given so far. For a
+    /// process with one host; with several, boot a [`Plugins`] once and give it to each.
+    pub fn plugin(mut self, plugin: Arc<dyn Plugin>) -> Self {
+        self.own_plugins.push(plugin);
+        self
+    }
+
     /// Builds only the builtin `name` (a one-shot call): the other builtins are not built at
     /// all. A name that is not a builtin's exact name builds every builtin, so the registry can
     /// settle it case-insensitively (`Read` settles `read`).
@@ -160,7 +179,8 @@ impl HostBuilder {
         .with_skills(resolve::skill_sources(&config, &env))
         .with_bash(bash)
         .with_search(resolve::search_settings(&config))
-        .with_web(resolve::web_services(&config, &env));
+        .with_web(resolve::web_services(&config, &env))
+        .with_read(resolve::read_options(&config));
         if let Some(questions) = self.questions {
             services = services.with_questions(questions);
         }
@@ -176,12 +196,29 @@ impl HostBuilder {
             },
             None => tackle_builtins::builtin_tools(&services),
         };
-        let application = self.application.unwrap_or_default();
+        let mut plugins = self.plugins;
+        let mut application = self.application.unwrap_or_default();
+        if let Some(first) = plugins.first() {
+            application = first.application().clone();
+        }
+        if !self.own_plugins.is_empty() {
+            plugins.push(Plugins::boot(&application, self.own_plugins));
+        }
         let registry = ToolRegistry::new(&application, store.clone());
         let builtins = registry
             .tools()
             .register(tools)
             .map_err(HostError::Registration)?;
+        let mut plugin_statuses: Vec<PluginStatus> = plugins
+            .iter()
+            .flat_map(|set| set.statuses().iter().cloned())
+            .collect();
+        let all: Vec<Arc<dyn Plugin>> = plugins
+            .iter()
+            .flat_map(|set| set.plugins().iter().cloned())
+            .collect();
+        let (statuses, plugin_guards) = crate::plugin::boot_location(&all, &registry, &services);
+        plugin_statuses.extend(statuses);
         Ok(Host {
             location,
             data_dir,
@@ -191,6 +228,9 @@ impl HostBuilder {
             services,
             store,
             sessions: Mutex::default(),
+            plugin_statuses,
+            _plugin_tools: plugin_guards,
+            _plugins: plugins,
             _builtins: builtins,
         })
     }
@@ -209,6 +249,11 @@ pub struct Host {
     store: OutputStore,
     /// What each session registered, held until the session is deleted.
     sessions: Mutex<BTreeMap<String, Vec<Registration>>>,
+    plugin_statuses: Vec<PluginStatus>,
+    /// The plugins' Location tools: they go with the host.
+    _plugin_tools: Vec<Registration>,
+    /// Keeps the plugins' application tools registered while the host lives.
+    _plugins: Vec<Plugins>,
     _builtins: Registration,
 }
 
@@ -227,6 +272,8 @@ impl Host {
             files: None,
             todos: None,
             only: None,
+            plugins: Vec::new(),
+            own_plugins: Vec::new(),
         }
     }
 
@@ -263,6 +310,13 @@ impl Host {
     /// The Location's registry (register Location tools through `registry().tools()`).
     pub fn registry(&self) -> &ToolRegistry {
         &self.registry
+    }
+
+    /// How each plugin's boot ended: the application phase of every plugin, then the
+    /// Location phase, each in boot order. A failed plugin is here with its error; the others
+    /// stayed booted.
+    pub fn plugins(&self) -> &[PluginStatus] {
+        &self.plugin_statuses
     }
 
     /// The catalog for one turn outside any session: every tool the rules do not wholly

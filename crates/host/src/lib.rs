@@ -9,6 +9,8 @@
 //! `websearch`, skill directories from the configuration), and a [`ToolRegistry`] with the
 //! builtins registered. [`Host::materialize`] snapshots the catalog with the rules as filter;
 //! [`Session::settle`] settles a call in a session, with the session's agent in the context.
+//! [`Plugin`]s (in-process extensions) register their tools through the same views, booted
+//! once for the process and once per Location ([`plugin`]).
 //!
 //! Layering: this crate sits below the `tackle` binary and above builtins, registry,
 //! permission and output-store; it owns the wiring (which builtin gets which setting), the
@@ -28,6 +30,7 @@ pub mod config;
 mod env;
 mod error;
 mod host;
+pub mod plugin;
 mod resolve;
 pub mod trust;
 
@@ -35,4 +38,5 @@ pub use config::{Config, Origin, Sources};
 pub use env::Environment;
 pub use error::{ConfigError, HostError};
 pub use host::{Host, HostBuilder, Session, default_data_dir, location};
+pub use plugin::{BootError, Plugin, PluginContext, PluginStatus, Plugins, Scope};
 pub use trust::{Trust, TrustStore};

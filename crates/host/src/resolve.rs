@@ -3,7 +3,10 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
+use std::num::NonZeroU32;
+
 use tackle_builtins::bash::BashOptions;
+use tackle_builtins::read::{ImageBound, ReadOptions};
 use tackle_builtins::search::SearchSettings;
 use tackle_builtins::skill::SkillSources;
 use tackle_builtins::web::{FetchSettings, WebAccess, WebSearchConfig, WebServices};
@@ -43,6 +46,31 @@ pub(crate) fn store_config(
         ConfigError::new(&origin.to_string(), "output", err.to_string())
     })?;
     Ok(store)
+}
+
+/// How `read` sends images: the bound, and whether the model takes them at all.
+pub(crate) fn read_options(config: &Config) -> ReadOptions {
+    let mut options = ReadOptions::default();
+    let Some(read) = &config.settings.read else {
+        return options;
+    };
+    let bound = options.image_bound();
+    // Zero was refused when the layer was parsed; the default stands in regardless.
+    let side = |given: Option<u32>, default: u32| {
+        given
+            .and_then(NonZeroU32::new)
+            .or(NonZeroU32::new(default))
+            .unwrap_or(NonZeroU32::MIN)
+    };
+    options = options.with_image_bound(ImageBound::new(
+        side(read.image_max_width, bound.max_width()),
+        side(read.image_max_height, bound.max_height()),
+        read.image_max_bytes.unwrap_or(bound.max_bytes()),
+    ));
+    if read.image_input == Some(false) {
+        options = options.without_image_input();
+    }
+    options
 }
 
 /// How `bash` runs commands; `env` is the environment commands start from.

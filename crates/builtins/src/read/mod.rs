@@ -26,7 +26,7 @@ use tackle_tool_core::{
 };
 
 #[cfg(feature = "media")]
-pub use crate::read_options::{ImageBound, ReadOptions};
+pub use crate::read_options::{ImageBound, MIN_IMAGE_BYTES, ReadOptions};
 pub use output::{
     Entry, ImageOutput, ImageSize, ListPageOutput, NotebookOutput, PdfOutput, ReadOutput,
     TextPageOutput,

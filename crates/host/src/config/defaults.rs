@@ -3,12 +3,13 @@
 use std::time::Duration;
 
 use tackle_builtins::bash::BashOptions;
+use tackle_builtins::read::ReadOptions;
 use tackle_builtins::search::DEFAULT_BUDGET;
 use tackle_builtins::web::FetchSettings;
 use tackle_output_store::StoreConfig;
 
 use super::file::{
-    BashConfig, ConfigFile, OutputConfig, SearchConfig, SkillsConfig, WebfetchConfig,
+    BashConfig, ConfigFile, OutputConfig, ReadConfig, SearchConfig, SkillsConfig, WebfetchConfig,
 };
 
 /// Seconds in a day (`output.retention_days`).
@@ -33,6 +34,7 @@ pub(crate) fn effective(settings: &ConfigFile) -> ConfigFile {
             max_file_bytes: output.max_file_bytes.or(Some(store.spill_cap)),
             quota_bytes: output.quota_bytes.or(Some(store.quota)),
         }),
+        read: Some(read(&given.read.clone().unwrap_or_default())),
         bash: Some(BashConfig {
             shell: bash_given.shell.or(Some(bash.shell)),
             default_timeout_ms: bash_given
@@ -59,6 +61,17 @@ pub(crate) fn effective(settings: &ConfigFile) -> ConfigFile {
         }),
         mcp: given.mcp,
         ..ConfigFile::default()
+    }
+}
+
+fn read(given: &ReadConfig) -> ReadConfig {
+    let read = ReadOptions::default();
+    let bound = read.image_bound();
+    ReadConfig {
+        image_max_width: given.image_max_width.or(Some(bound.max_width())),
+        image_max_height: given.image_max_height.or(Some(bound.max_height())),
+        image_max_bytes: given.image_max_bytes.or(Some(bound.max_bytes())),
+        image_input: given.image_input.or(Some(read.image_input())),
     }
 }
 

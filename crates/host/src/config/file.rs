@@ -36,6 +36,9 @@ pub struct ConfigFile {
     /// How much of a tool's output the model reads inline, and how long saved outputs stay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<OutputConfig>,
+    /// How `read` sends images: the largest image the model gets, or none at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<ReadConfig>,
     /// How `bash` runs commands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bash: Option<BashConfig>,
@@ -91,6 +94,34 @@ pub struct OutputConfig {
     /// Bytes all saved outputs may take together (default 1073741824); the oldest go first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quota_bytes: Option<u64>,
+}
+
+/// How `read` sends images to the model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadConfig {
+    /// The widest image sent, in pixels (default 2000); a wider one is scaled down keeping its
+    /// aspect ratio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub image_max_width: Option<u32>,
+    /// The tallest image sent, in pixels (default 2000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub image_max_height: Option<u32>,
+    /// The largest encoded image sent, in bytes (default and at most 5242880, at least 16384);
+    /// a larger one is scaled down and re-encoded until it fits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(
+        min = tackle_builtins::read::MIN_IMAGE_BYTES,
+        max = tackle_output_store::MAX_INLINE_MEDIA_BYTES
+    ))]
+    pub image_max_bytes: Option<usize>,
+    /// Whether the model takes images (default true). False: reading an image (or a
+    /// notebook's image output) gives a text note of its format and size instead, for a model
+    /// or provider that would refuse the request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_input: Option<bool>,
 }
 
 /// How `bash` runs commands.

@@ -181,6 +181,8 @@ pub(crate) fn explicit_layer(path: &Path) -> Result<Layer, HostError> {
 #[derive(Debug, Clone, Copy)]
 enum Kind {
     Number,
+    /// `true` or `false`.
+    Flag,
     Text,
     /// Comma-separated.
     List,
@@ -194,6 +196,10 @@ pub const ENVIRONMENT_KEYS: &[&str] = &[
     "output.retention_days",
     "output.max_file_bytes",
     "output.quota_bytes",
+    "read.image_max_width",
+    "read.image_max_height",
+    "read.image_max_bytes",
+    "read.image_input",
     "bash.shell",
     "bash.default_timeout_ms",
     "bash.max_timeout_ms",
@@ -211,6 +217,7 @@ fn kind(key: &str) -> Kind {
     match key {
         "bash.shell" | "websearch.provider" | "websearch.api_key_env" => Kind::Text,
         "bash.env_allow" | "webfetch.allow" | "skills.paths" => Kind::List,
+        "read.image_input" => Kind::Flag,
         _ => Kind::Number,
     }
 }
@@ -241,6 +248,17 @@ pub(crate) fn environment_layers(env: &Environment, base: &Path) -> Result<Vec<L
                     .map(|item| Value::String(item.to_owned()))
                     .collect(),
             ),
+            Kind::Flag => match text.trim().parse::<bool>() {
+                Ok(flag) => Value::Bool(flag),
+                Err(_) => {
+                    return Err(ConfigError::new(
+                        &source,
+                        key,
+                        format!("expected true or false, found {text:?}"),
+                    )
+                    .into());
+                }
+            },
             Kind::Number => match text.trim().parse::<u64>() {
                 Ok(number) => Value::from(number),
                 Err(_) => {

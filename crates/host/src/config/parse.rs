@@ -126,6 +126,7 @@ fn typed<E: std::fmt::Display>(source: &str, err: &serde_path_to_error::Error<E>
         .next()
         .unwrap_or_default()
         .replace("expected u64", "expected a whole number")
+        .replace("expected u32", "expected a whole number")
         .replace("expected usize", "expected a whole number")
         .replace("expected a sequence", "expected a list")
         .replace("expected a map", "expected an object");
@@ -205,6 +206,27 @@ fn check(file: &ConfigFile, source: &str) -> Result<(), ConfigError> {
             output.max_file_bytes,
             min_file,
             u64::MAX,
+        )?;
+    }
+    if let Some(read) = &file.read {
+        let side = |v: Option<u32>| v.map(u64::from);
+        at_least(
+            "read.image_max_width",
+            side(read.image_max_width),
+            1,
+            u64::MAX,
+        )?;
+        at_least(
+            "read.image_max_height",
+            side(read.image_max_height),
+            1,
+            u64::MAX,
+        )?;
+        at_least(
+            "read.image_max_bytes",
+            usize_u64(read.image_max_bytes),
+            usize_u64(Some(tackle_builtins::read::MIN_IMAGE_BYTES)).unwrap_or(0),
+            usize_u64(Some(tackle_output_store::MAX_INLINE_MEDIA_BYTES)).unwrap_or(u64::MAX),
         )?;
     }
     if let Some(bash) = &file.bash {
