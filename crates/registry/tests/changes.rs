@@ -70,7 +70,12 @@ async fn a_watcher_learns_when_its_registry_is_gone_and_keeps_nothing_alive() {
     let Fixture { registry, app, .. } = fx;
     drop(registry);
     // The watcher held no strong reference: the registry is gone, so registering is inert.
-    assert!(!view.register(named(&[("late", echo(""))])).unwrap().is_active());
+    assert!(
+        !view
+            .register(named(&[("late", echo(""))]))
+            .unwrap()
+            .is_active()
+    );
     let gone = tokio::time::timeout(Duration::from_secs(10), changes.changed()).await;
     assert_eq!(gone, Ok(false), "a gone registry says so at once");
     drop(app);
