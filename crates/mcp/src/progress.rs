@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RoleServer};
+use tackle_output_store::OutputStore;
 use tackle_tool_core::{OutputStream, Progress, ProgressSink};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -110,14 +111,18 @@ fn extend_capped(line: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// A line as a person would see it on a terminal: what follows its last carriage return
-/// (progress bars redraw that way), without escape sequences or control characters, cut to
-/// [`MAX_MESSAGE_CHARS`].
+/// (progress bars redraw that way), without escape sequences or control characters. A line cut
+/// at [`MAX_LINE_BYTES`] is shown from its start, so the cut (which may split a secret the
+/// store would redact) stays past what [`shown`] keeps.
 fn message(line: &[u8]) -> String {
     let text = String::from_utf8_lossy(line);
-    let shown = text
-        .rsplit('\r')
-        .find(|part| !part.trim().is_empty())
-        .unwrap_or_default();
+    let shown = if line.len() >= MAX_LINE_BYTES {
+        &text[..]
+    } else {
+        text.rsplit('\r')
+            .find(|part| !part.trim().is_empty())
+            .unwrap_or_default()
+    };
     let mut out = String::new();
     let mut chars = shown.chars();
     while let Some(c) = chars.next() {
@@ -130,14 +135,22 @@ fn message(line: &[u8]) -> String {
                     }
                 }
             }
+        } else if c == '\r' {
+            out.push(' ');
         } else if !c.is_control() || c == '\t' {
             out.push(c);
         }
     }
-    let out = out.trim();
-    match out.char_indices().nth(MAX_MESSAGE_CHARS) {
-        Some((cut, _)) => format!("{}…", &out[..cut]),
-        None => out.to_owned(),
+    out.trim().to_owned()
+}
+
+/// `message` as sent: the store's secrets redacted in the whole line first, then cut to
+/// [`MAX_MESSAGE_CHARS`].
+fn shown(store: &OutputStore, mut message: String) -> String {
+    store.redact_text(&mut message);
+    match message.char_indices().nth(MAX_MESSAGE_CHARS) {
+        Some((cut, _)) => format!("{}…", &message[..cut]),
+        None => message,
     }
 }
 
@@ -148,12 +161,17 @@ pub(crate) struct CallProgress {
 }
 
 impl CallProgress {
-    /// Sends `token`'s progress to `peer`; returns the sink for the call's context.
-    pub(crate) fn start(peer: Peer<RoleServer>, token: ProgressToken) -> (ProgressSink, Self) {
+    /// Sends `token`'s progress to `peer`, redacted with `store`'s secrets; returns the sink
+    /// for the call's context.
+    pub(crate) fn start(
+        peer: Peer<RoleServer>,
+        token: ProgressToken,
+        store: OutputStore,
+    ) -> (ProgressSink, Self) {
         let (tx, rx) = watch::channel(Reported::default());
         let sink = ProgressSink::new(move |progress| tx.send_modify(|r| r.absorb(progress)));
         let done = CancellationToken::new();
-        let task = tokio::spawn(forward(peer, token, rx, done.clone()));
+        let task = tokio::spawn(forward(peer, token, store, rx, done.clone()));
         let done = done.drop_guard();
         (sink, Self { task, done })
     }
@@ -170,6 +188,7 @@ impl CallProgress {
 async fn forward(
     peer: Peer<RoleServer>,
     token: ProgressToken,
+    store: OutputStore,
     mut reported: watch::Receiver<Reported>,
     done: CancellationToken,
 ) {
@@ -184,7 +203,7 @@ async fn forward(
         if let Some((progress, total, message)) = next {
             let mut param = ProgressNotificationParam::new(token.clone(), progress);
             param.total = total;
-            param.message = message;
+            param.message = message.map(|message| shown(&store, message));
             if peer.notify_progress(param).await.is_err() {
                 return;
             }
@@ -236,14 +255,24 @@ mod tests {
     fn a_line_reads_as_a_terminal_shows_it() {
         assert_eq!(message(b"\x1b[32mok\x1b[0m done\r"), "ok done");
         assert_eq!(message(b" 10%\r 50%\r100%"), "100%");
-        assert_eq!(message("é".repeat(300).as_bytes()).chars().count(), 201);
+        // Nothing is written: redacting and cutting touch no file.
+        let config = tackle_output_store::StoreConfig::in_data_dir(std::env::temp_dir())
+            .with_redactions(["s3cret-value-1234".to_owned()]);
+        let store = OutputStore::new(config);
+        assert_eq!(shown(&store, "é".repeat(300)).chars().count(), 201);
+        assert_eq!(
+            shown(&store, message(b"key=s3cret-value-1234 ok")),
+            "key=[REDACTED] ok"
+        );
+        // A line cut at the cap is shown from its start, never from a carriage return near
+        // the cut.
+        let mut long = b"start\r".to_vec();
+        long.extend([b'y'; MAX_LINE_BYTES]);
+        assert!(message(&long[..MAX_LINE_BYTES]).starts_with("start y"));
         let mut r = Reported::default();
         out(&mut r, &[b'x'; 5000]);
         out(&mut r, b"\n");
-        assert_eq!(
-            r.line.as_ref().map(String::len),
-            Some(MAX_MESSAGE_CHARS + 3)
-        );
+        assert_eq!(r.line.as_ref().map(String::len), Some(MAX_LINE_BYTES));
         assert_eq!(r.bytes, 5001);
     }
 

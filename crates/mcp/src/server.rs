@@ -301,7 +301,8 @@ impl ServerHandler for McpServer {
         // A `notifications/cancelled` for this request, or the client going away, cancels it.
         ctx.cancel = context.ct.clone();
         let progress = context.meta.get_progress_token().map(|token| {
-            let (sink, progress) = CallProgress::start(context.peer.clone(), token);
+            let (sink, progress) =
+                CallProgress::start(context.peer.clone(), token, active.host.store().clone());
             ctx.progress = sink;
             progress
         });
