@@ -83,6 +83,16 @@ fn python_sdk_answers_permission_asks_through_elicitation() {
     python_scenario("elicitation");
 }
 
+#[test]
+fn python_sdk_gets_bash_progress_with_each_line_before_the_result() {
+    python_scenario("progress");
+}
+
+#[test]
+fn python_sdk_roots_list_changed_moves_the_session_and_calls_in_flight_finish() {
+    python_scenario("roots");
+}
+
 /// `tackle serve` with raw pipes: every stdout line arrives on a channel.
 struct Server {
     child: Child,

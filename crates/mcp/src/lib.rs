@@ -5,12 +5,16 @@
 //! approvals), and the session is deleted when the client disconnects. The Location is the
 //! `--dir` given to [`ServeOptions`], else the client's first `roots` entry when the client
 //! offers roots, else the current directory; the host is built for it on the first request that
-//! needs tools.
+//! needs tools. Without `--dir`, `roots/list_changed` moves the session to the new first root's
+//! Location (calls in flight finish on the old one).
 //!
 //! `tools/list` comes from the session's materialized catalog ([`tools_list`]); `tools/call`
 //! goes through the registry's settle and nothing else ([`result`] maps a settlement to MCP):
 //! an error result and an input error are `isError` results the model reads, a halt is a
-//! JSON-RPC error. Permission asks go to the client as `elicitation/create` when it declares
+//! JSON-RPC error. The client hears `notifications/tools/list_changed` when its session's
+//! catalog changes (a tool registered or dropped in any layer), and a call that carries a
+//! progress token gets `notifications/progress` (bash: its latest output line), rate-limited,
+//! the last one before the result. Permission asks go to the client as `elicitation/create` when it declares
 //! the capability, else [`AskPolicy`] answers them, so no ask ever waits on nobody.
 //!
 //! Managed outputs are resources: a `tool-output://` reference a result of this session named
@@ -23,11 +27,14 @@
 #![deny(missing_docs)]
 
 mod ask;
+mod catalog;
 mod error;
 pub mod http;
+mod progress;
 mod resources;
 pub mod result;
 mod server;
+mod session;
 pub mod tools_list;
 
 use std::path::{Path, PathBuf};

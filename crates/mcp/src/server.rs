@@ -1,4 +1,5 @@
-//! The MCP server: one connection, one tackle session.
+//! The MCP server: one connection, one tackle session (a new one when the client's roots move
+//! it to another Location).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,17 +11,19 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig,
 };
-use rmcp::service::{Peer, RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt as _};
 use serde_json::Value;
-use tackle_host::Host;
 use tackle_permission::Asker;
 use tackle_tool_core::Call;
-use tokio::sync::OnceCell;
+use tokio::sync::Mutex;
 
 use crate::ask::Router;
+use crate::catalog::{self, Known};
 use crate::error::ServeError;
-use crate::resources::{self, Outputs};
+use crate::progress::CallProgress;
+use crate::resources;
+use crate::session::Active;
 use crate::{ServeOptions, result, tools_list};
 
 /// How long the client may take to list its roots before the current directory is used.
@@ -35,7 +38,10 @@ pub struct McpServer {
 struct Inner {
     options: ServeOptions,
     router: Arc<Router>,
-    active: OnceCell<Active>,
+    /// The session requests start on; replaced when the client's roots change.
+    active: Mutex<Option<Arc<Active>>>,
+    /// The catalog the client knows, across Locations.
+    known: Arc<Known>,
     _slot: Option<SessionSlot>,
 }
 
@@ -58,12 +64,12 @@ impl Drop for SessionSlot {
 
 impl Inner {
     fn close(&self) {
-        if let Some(active) = self.active.get() {
-            self.router.detach(&active.session);
-            // Its tools, asks, approvals, todo list and managed outputs go together.
-            if let Err(err) = active.host.delete_session(&active.session) {
-                tracing::warn!(%err, "cannot delete all of the session's state");
-            }
+        // Never contended when the connection ends; a request still starting a session keeps
+        // it, and that session goes when its last holder does.
+        if let Ok(active) = self.active.try_lock()
+            && let Some(active) = active.as_ref()
+        {
+            active.close();
         }
     }
 }
@@ -75,18 +81,11 @@ impl Drop for Inner {
     }
 }
 
-/// The host and the session, once the Location is known.
-struct Active {
-    host: Host,
-    session: String,
-    outputs: Outputs,
-}
-
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
             .field("options", &self.inner.options)
-            .field("session", &self.inner.active.get().map(|a| &a.session))
+            .field("session", &self.session_id())
             .finish_non_exhaustive()
     }
 }
@@ -107,18 +106,18 @@ impl McpServer {
             inner: Arc::new(Inner {
                 options,
                 router,
-                active: OnceCell::new(),
+                active: Mutex::new(None),
+                known: Arc::default(),
                 _slot: slot,
             }),
         }
     }
 
-    /// The session id, once the host is built.
-    pub fn session_id(&self) -> Option<&str> {
-        self.inner
-            .active
-            .get()
-            .map(|active| active.session.as_str())
+    /// The current session's id, once the host is built (`None` while a request is starting
+    /// or replacing it).
+    pub fn session_id(&self) -> Option<String> {
+        let active = self.inner.active.try_lock().ok()?;
+        active.as_ref().map(|active| active.session.clone())
     }
 
     /// Ends the session: its pending asks are declined, its tools, "this session" approvals and
@@ -128,24 +127,62 @@ impl McpServer {
         self.inner.close();
     }
 
-    async fn active(&self, peer: &Peer<RoleServer>) -> Result<&Active, ErrorData> {
-        self.inner
-            .active
-            .get_or_try_init(|| async {
-                let location = self.location(peer).await;
-                let asker: Arc<dyn Asker> = self.inner.router.clone();
-                let host = (self.inner.options.build)(&location, asker)
-                    .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
-                let session = host.create_session().id().to_owned();
-                self.inner.router.attach(&session, peer.clone());
-                tracing::info!(location = %host.location().display(), %session, "session started");
-                Ok(Active {
-                    host,
-                    session,
-                    outputs: Outputs::default(),
-                })
-            })
-            .await
+    /// The session to serve a request from, started on first use.
+    async fn active(&self, peer: &Peer<RoleServer>) -> Result<Arc<Active>, ErrorData> {
+        let mut slot = self.inner.active.lock().await;
+        if let Some(active) = slot.as_ref() {
+            return Ok(Arc::clone(active));
+        }
+        let location = self.location(peer).await;
+        let active = self.start(&location, peer)?;
+        *slot = Some(Arc::clone(&active));
+        Ok(active)
+    }
+
+    /// A session on the host of `location`, its asks routed to `peer`, its catalog watched.
+    fn start(
+        &self,
+        location: &std::path::Path,
+        peer: &Peer<RoleServer>,
+    ) -> Result<Arc<Active>, ErrorData> {
+        let asker: Arc<dyn Asker> = self.inner.router.clone();
+        let host = (self.inner.options.build)(location, asker)
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+        let active = Arc::new(Active::new(host, Arc::clone(&self.inner.router)));
+        self.inner.router.attach(&active.session, peer.clone());
+        catalog::watch(&active, Arc::clone(&self.inner.known), peer.clone());
+        tracing::info!(location = %active.host.location().display(), session = %active.session,
+            "session started");
+        Ok(active)
+    }
+
+    /// `roots/list_changed` without `--dir`: a session on the new first root's Location
+    /// replaces the current one (calls in flight finish on theirs), and the client hears of
+    /// a catalog that differs there.
+    async fn roots_changed(&self, peer: &Peer<RoleServer>) {
+        if self.inner.options.dir.is_some() {
+            return;
+        }
+        let mut slot = self.inner.active.lock().await;
+        let Some(old) = slot.clone() else {
+            // No session yet: the first request resolves the roots anyway.
+            return;
+        };
+        let location = self.location(peer).await;
+        if tackle_host::location(&location).is_ok_and(|dir| dir == old.host.location()) {
+            return;
+        }
+        match self.start(&location, peer) {
+            Ok(active) => {
+                *slot = Some(Arc::clone(&active));
+                drop(slot);
+                old.retired().cancel();
+                drop(old);
+                catalog::announce_if_changed(&active, &self.inner.known, peer).await;
+            }
+            Err(err) => tracing::warn!(location = %location.display(), %err.message,
+                "the new root cannot be served; staying on the current Location"),
+        }
     }
 
     /// `--dir`, else the client's first root, else the current directory.
@@ -185,6 +222,7 @@ impl ServerHandler for McpServer {
         let mut info = ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
+                .enable_tool_list_changed()
                 .enable_resources()
                 .build(),
         );
@@ -203,7 +241,8 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let active = self.active(&context.peer).await?;
-        let snapshot = active.host.session(active.session.clone()).materialize();
+        let snapshot = active.materialize();
+        self.inner.known.listed(snapshot.definitions());
         Ok(ListToolsResult::with_all_items(tools_list::tools(
             snapshot.definitions(),
         )))
@@ -233,6 +272,10 @@ impl ServerHandler for McpServer {
         Ok(page.into())
     }
 
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.roots_changed(&context.peer).await;
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -257,7 +300,19 @@ impl ServerHandler for McpServer {
         let mut ctx = session.context(&call);
         // A `notifications/cancelled` for this request, or the client going away, cancels it.
         ctx.cancel = context.ct.clone();
-        match snapshot.settle(&call, &ctx).await {
+        let progress = context.meta.get_progress_token().map(|token| {
+            let (sink, progress) =
+                CallProgress::start(context.peer.clone(), token, active.host.store().clone());
+            ctx.progress = sink;
+            progress
+        });
+        let settled = snapshot.settle(&call, &ctx).await;
+        drop(ctx);
+        if let Some(progress) = progress {
+            // The last line goes out before the result.
+            progress.finish().await;
+        }
+        match settled {
             Ok(settlement) => {
                 active.outputs.remember(settlement.references());
                 Ok(result::call_result(settlement, structured).into())

@@ -1,8 +1,11 @@
-//! Integration tests of `tackle-mcp`'s public mapping. The server as a process, driven by the
+//! Integration tests of `tackle-mcp`'s public mapping, and of what only an embedding can cause
+//! (tools registered while a client is connected). The server as a process, driven by the
 //! official MCP client SDKs, is tested with the `tackle` binary (`crates/cli/tests/serve.rs`),
 //! since only that crate's tests can run its binary.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on broken setup
+
+mod list_changed;
 
 use serde_json::{Value, json};
 use tackle_mcp::tools_list;

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use indexmap::IndexMap;
 use tackle_tool_core::{RegistrationError, Tool};
 
+use crate::changes::ChangeSignal;
 use crate::layer::{Entry, Registration, Removable, lock, register_with};
 
 /// Tools registered once for the whole process and visible in every Location.
@@ -19,6 +20,8 @@ pub struct ApplicationTools {
 #[derive(Debug, Default)]
 struct AppInner {
     state: Mutex<AppState>,
+    /// Bumped after every registration and removal, for every Location's watchers.
+    changed: ChangeSignal,
 }
 
 #[derive(Debug, Default)]
@@ -44,11 +47,18 @@ impl AppState {
 
 impl Removable for AppInner {
     fn remove(&self, token: u64) {
-        let mut state = lock(&self.state);
-        let before = state.batches.len();
-        state.batches.retain(|(t, _)| *t != token);
-        if state.batches.len() != before {
-            state.replay();
+        let removed = {
+            let mut state = lock(&self.state);
+            let before = state.batches.len();
+            state.batches.retain(|(t, _)| *t != token);
+            let removed = state.batches.len() != before;
+            if removed {
+                state.replay();
+            }
+            removed
+        };
+        if removed {
+            self.changed.bump();
         }
     }
 }
@@ -65,11 +75,18 @@ impl ApplicationTools {
         &self,
         batch: impl IntoIterator<Item = (String, Tool)>,
     ) -> Result<Registration, RegistrationError> {
-        register_with(&self.inner, batch, |inner, token, entries| {
+        let registration = register_with(&self.inner, batch, |inner, token, entries| {
             let mut state = lock(&inner.state);
             state.batches.push((token, entries));
             state.replay();
-        })
+        })?;
+        self.inner.changed.bump();
+        Ok(registration)
+    }
+
+    /// Signals every registration and removal in this layer.
+    pub(crate) fn subscribe(&self) -> tokio::sync::watch::Receiver<()> {
+        self.inner.changed.subscribe()
     }
 
     /// The effective application entries, in order.

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use indexmap::IndexMap;
 
 use crate::application::ApplicationTools;
+use crate::changes::ChangeSignal;
 use crate::layer::{Entry, Removable, Stacks, lock};
 use tackle_output_store::OutputStore;
 
@@ -21,6 +22,8 @@ pub(crate) struct RegistryInner {
     /// Orders batches on this Location: calls of read-only tools share it, a call of any other
     /// tool holds it alone (`Materialization::settle_batch`).
     pub(crate) order: tokio::sync::RwLock<()>,
+    /// Bumped after every change of the Location or a session layer.
+    pub(crate) changed: ChangeSignal,
 }
 
 #[derive(Debug, Default)]
@@ -31,12 +34,15 @@ pub(crate) struct LocalState {
 
 impl Removable for RegistryInner {
     fn remove(&self, token: u64) {
-        let mut state = lock(&self.state);
-        state.location.remove(token);
-        state.sessions.retain(|_, stacks| {
-            stacks.remove(token);
-            !stacks.is_empty()
-        });
+        {
+            let mut state = lock(&self.state);
+            state.location.remove(token);
+            state.sessions.retain(|_, stacks| {
+                stacks.remove(token);
+                !stacks.is_empty()
+            });
+        }
+        self.changed.bump();
     }
 }
 

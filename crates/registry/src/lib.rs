@@ -22,6 +22,8 @@
 //! - [`Materialization::settle_batch`] settles one turn's calls: those of read-only tools
 //!   ([`ToolClass`](tackle_tool_core::ToolClass)) side by side, every other one alone and in
 //!   call order on its Location; the results come back in call order.
+//! - Every change of a layer (a batch registered or removed, a session closed) wakes the
+//!   registry's [`CatalogChanges`] watchers; they re-materialize to see what changed.
 //! - The registry authorizes nothing and never depends on `tackle-permission`: catalog
 //!   filtering sees only the [`Visibility`](tackle_tool_core::Visibility) trait.
 
@@ -29,6 +31,7 @@
 
 mod application;
 mod batch;
+mod changes;
 mod error;
 mod inner;
 mod layer;
@@ -36,6 +39,7 @@ mod registry;
 mod snapshot;
 
 pub use application::ApplicationTools;
+pub use changes::CatalogChanges;
 pub use error::SettleError;
 pub use layer::Registration;
 pub use registry::{ToolRegistry, Tools};

@@ -6,6 +6,7 @@ use tackle_output_store::OutputStore;
 use tackle_tool_core::{RegistrationError, Tool, Visibility};
 
 use crate::application::ApplicationTools;
+use crate::changes::{CatalogChanges, ChangeSignal};
 use crate::inner::{LocalState, RegistryInner};
 use crate::layer::{Registration, lock, register_with};
 use crate::snapshot::Materialization;
@@ -28,6 +29,7 @@ impl ToolRegistry {
             store,
             state: Mutex::new(LocalState::default()),
             order: tokio::sync::RwLock::new(()),
+            changed: ChangeSignal::default(),
         };
         Self {
             inner: Arc::new(inner),
@@ -58,10 +60,22 @@ impl ToolRegistry {
     /// through [`session_tools`](Self::session_tools) afterwards starts a new layer. Returns
     /// how many registrations were removed.
     pub fn close_session(&self, session_id: &str) -> usize {
-        lock(&self.inner.state)
+        let removed = lock(&self.inner.state)
             .sessions
             .remove(session_id)
-            .map_or(0, |stacks| stacks.len())
+            .map_or(0, |stacks| stacks.len());
+        if removed > 0 {
+            self.inner.changed.bump();
+        }
+        removed
+    }
+
+    /// Wakes its holder whenever this registry's catalog may have changed: a registration
+    /// added or removed in any layer (the application layer included), or a session closed. A
+    /// host watching one session re-materializes it and compares (an MCP server announcing
+    /// `tools/list_changed`, say).
+    pub fn catalog_changes(&self) -> CatalogChanges {
+        CatalogChanges::new(self.inner.app.subscribe(), self.inner.changed.subscribe())
     }
 
     /// An immutable snapshot of the Location's effective tools (application tools shadowed by
@@ -108,7 +122,7 @@ impl Tools {
             return Ok(Registration::inert());
         };
         let session = self.session.clone();
-        register_with(&owner, batch, move |inner, token, entries| {
+        let registration = register_with(&owner, batch, move |inner, token, entries| {
             let mut state = lock(&inner.state);
             match session {
                 None => state.location.push(token, entries),
@@ -118,6 +132,8 @@ impl Tools {
                     .or_default()
                     .push(token, entries),
             }
-        })
+        })?;
+        owner.changed.bump();
+        Ok(registration)
     }
 }

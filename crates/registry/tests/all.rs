@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on broken setup
 
 mod batch;
+mod changes;
 mod concurrency;
 mod model;
 mod registration;

@@ -264,7 +264,88 @@ async def resources():
                 assert "no such resource" in str(err), err
 
 
+async def progress():
+    seen = []
+
+    async def on_progress(progress, total, message):
+        seen.append((progress, total, message))
+
+    async with stdio_client(server("--ask", "allow-once")) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool(
+                "bash",
+                {"command": "for i in 1 2 3; do echo line$i; sleep 0.4; done"},
+                progress_callback=on_progress,
+            )
+            got = list(seen)  # what had arrived when the result did
+            assert not result.is_error, text(result)
+            assert [m for _, _, m in got] == ["line1", "line2", "line3"], got
+            amounts = [p for p, _, _ in got]
+            assert amounts == sorted(set(amounts)) and amounts[-1] == 18, got
+            assert all(total is None for _, total, _ in got), got
+            # Without a progress callback the SDK sends no token: no notification, same result.
+            quiet = await session.call_tool("bash", {"command": "echo one; echo two"})
+            assert "two" in text(quiet) and len(seen) == len(got), seen
+
+
+async def roots():
+    import pathlib
+    import tempfile
+
+    import anyio
+
+    first = tempfile.mkdtemp(dir=DATADIR)
+    with open(os.path.join(first, "a.txt"), "w") as f:
+        f.write("in the first root\n")
+    current = [first]
+
+    async def list_roots(context):
+        return types.ListRootsResult(
+            roots=[types.Root(uri=pathlib.Path(current[0]).as_uri(), name="workspace")]
+        )
+
+    # No --dir: the Location is the client's first root.
+    params = StdioServerParameters(
+        command=TACKLE,
+        args=["serve", "--data-dir", DATADIR, "--ask", "allow-once"],
+        cwd=DATADIR,
+        env=dict(os.environ),
+    )
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, list_roots_callback=list_roots) as session:
+            await session.initialize()
+            a = await session.call_tool("read", {"path": "a.txt"})
+            assert not a.is_error and "in the first root" in text(a), text(a)
+            slow = {}
+
+            async def in_flight():
+                slow["result"] = await session.call_tool("bash", {"command": "sleep 1.5; pwd"})
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(in_flight)
+                await anyio.sleep(0.5)
+                current[0] = WORKDIR
+                await session.send_roots_list_changed()
+                # The server lists the roots again, then serves from the new Location.
+                deadline = time.monotonic() + 30
+                while True:
+                    hello = await session.call_tool("read", {"path": "hello.txt"})
+                    if not hello.is_error:
+                        break
+                    assert time.monotonic() < deadline, text(hello)
+                    await anyio.sleep(0.1)
+                assert "1: hello world" in text(hello), text(hello)
+            # The call that was running when the roots changed finished where it started.
+            pwd = text(slow["result"])
+            assert os.path.realpath(first) in pwd, pwd
+            gone = await session.call_tool("read", {"path": "a.txt"})
+            assert gone.is_error, text(gone)
+
+
 SCENARIOS = {
+    "progress": progress,
+    "roots": roots,
     "resources": resources,
     "http": over_http,
     "basics": basics,

@@ -1,0 +1,68 @@
+//! One tackle session on the host of one Location: what an MCP connection serves from.
+//!
+//! A connection starts one when it first needs tools, and starts another when the client's
+//! roots move it to another Location. Requests hold an `Arc` of the session they started on,
+//! so a call in flight finishes on its Location; the session is deleted (its tools, asks,
+//! approvals, todo list and managed outputs) when it is closed or its last holder lets go.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tackle_host::Host;
+use tokio_util::sync::CancellationToken;
+
+use crate::ask::Router;
+use crate::resources::Outputs;
+
+/// The host and the session, once the Location is known.
+pub(crate) struct Active {
+    pub(crate) host: Host,
+    pub(crate) session: String,
+    pub(crate) outputs: Outputs,
+    router: Arc<Router>,
+    /// Cancelled when the session is closed or replaced: its watchers stop.
+    retired: CancellationToken,
+    closed: AtomicBool,
+}
+
+impl Active {
+    pub(crate) fn new(host: Host, router: Arc<Router>) -> Self {
+        let session = host.create_session().id().to_owned();
+        Self {
+            host,
+            session,
+            outputs: Outputs::default(),
+            router,
+            retired: CancellationToken::new(),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Cancelled once this session no longer speaks for the connection.
+    pub(crate) fn retired(&self) -> &CancellationToken {
+        &self.retired
+    }
+
+    /// This session's catalog now.
+    pub(crate) fn materialize(&self) -> tackle_registry::Materialization {
+        self.host.session(self.session.clone()).materialize()
+    }
+
+    /// Deletes the session and everything that was its own; idempotent.
+    pub(crate) fn close(&self) {
+        self.retired.cancel();
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.router.detach(&self.session);
+        if let Err(err) = self.host.delete_session(&self.session) {
+            tracing::warn!(%err, "cannot delete all of the session's state");
+        }
+    }
+}
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
