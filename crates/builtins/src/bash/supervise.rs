@@ -13,6 +13,7 @@
 use std::io;
 use std::os::fd::OwnedFd;
 use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use process_wrap::std::ChildWrapper;
@@ -23,6 +24,7 @@ use super::capture::Capture;
 use super::capture::Captured;
 use super::group::Member;
 use super::group::{self, GRACE, GroupGuard};
+use super::live::Live;
 use super::tree::Tree;
 
 /// How long the pipes are still read after the command's group is gone.
@@ -92,6 +94,8 @@ pub(crate) struct Watch {
     pub(crate) capture_limit: usize,
     /// Terminates the group if this watch is dropped without being run.
     pub(crate) guard: GroupGuard,
+    /// A background job's shared output, which also gets every byte read.
+    pub(crate) tap: Option<Arc<Live>>,
 }
 
 /// How supervision ended.
@@ -121,6 +125,7 @@ struct Supervisor {
     wake: OwnedFd,
     status: Option<ExitStatus>,
     buffer: Vec<u8>,
+    tap: Option<Arc<Live>>,
 }
 
 /// Runs the phases above; returns when the group is gone and the pipes are read.
@@ -135,6 +140,7 @@ pub(crate) fn supervise(watch: Watch) -> Outcome {
         timeout,
         capture_limit,
         mut guard,
+        tap,
     } = watch;
     let mut supervisor = Supervisor {
         child,
@@ -146,6 +152,7 @@ pub(crate) fn supervise(watch: Watch) -> Outcome {
         wake,
         status: None,
         buffer: vec![0; READ_CHUNK],
+        tap,
     };
     let outcome = supervisor.run(timeout);
     // Every path of `run` ends with the group terminated.
@@ -155,7 +162,10 @@ pub(crate) fn supervise(watch: Watch) -> Outcome {
 
 impl Supervisor {
     fn run(&mut self, timeout: Duration) -> Outcome {
-        let deadline = Instant::now() + timeout;
+        // A job without a timeout gets a deadline that never comes.
+        let deadline = Instant::now()
+            .checked_add(timeout)
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(u64::from(u32::MAX)));
         let mut abandoned = false;
         let mut timed_out = false;
         let mut check_exit = true;
@@ -347,6 +357,9 @@ impl Supervisor {
             }
             Ok(n) => {
                 self.captures[slot].push(&self.buffer[..n]);
+                if let Some(tap) = &self.tap {
+                    tap.push(&self.buffer[..n]);
+                }
                 Some(n)
             }
             Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => None,
