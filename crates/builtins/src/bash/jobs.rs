@@ -208,12 +208,15 @@ impl JobStore {
         if let Some(refusal) = self.refusal() {
             return Err(StartError::Refused(refusal.to_owned()));
         }
-        let running = self.running(session);
-        if running >= MAX_RUNNING_JOBS {
-            return Err(StartError::Refused(format!(
+        let limit = |running: usize| {
+            StartError::Refused(format!(
                 "This session already runs {running} background jobs, the most it may. Stop one \
                  with job_kill (job_list shows them) before starting another."
-            )));
+            ))
+        };
+        let running = self.running(session);
+        if running >= MAX_RUNNING_JOBS {
+            return Err(limit(running));
         }
         let command = spec.command.clone();
         let live = Live::new(JOB_OUTPUT_BYTES);
@@ -225,6 +228,15 @@ impl JobStore {
             self.inner.next.fetch_add(1, Ordering::Relaxed) + 1
         );
         self.with_session(session, |jobs| {
+            // Checked again under the lock: two calls may have started at once. Returning
+            // drops `kill`, which ends the job just started.
+            let running = jobs
+                .iter()
+                .filter(|job| job.live.state().is_running())
+                .count();
+            if running >= MAX_RUNNING_JOBS {
+                return Err(limit(running));
+            }
             jobs.push(Entry {
                 id: id.clone(),
                 command,
@@ -245,7 +257,8 @@ impl JobStore {
                 excess -= usize::from(gone);
                 !gone
             });
-        });
+            Ok(())
+        })?;
         Ok((id, live))
     }
 }

@@ -12,7 +12,10 @@
 //! - Nothing runs before every assertion passed; a denial runs nothing.
 //! - The command's whole process group, and every process that left it (`setsid`, double
 //!   forks, daemons), is gone when the call returns, is cancelled or its future is dropped
-//!   (TERM, then KILL after 3 s), and the call's orphans are reaped.
+//!   (TERM, then KILL after 3 s), and the call's orphans are reaped — unless the call made it
+//!   a background job (`background`, `background_on_timeout`): then the same holds when the
+//!   job is killed, its session deleted or its [`JobStore`] dropped (`jobs`), and the kernel
+//!   kills the job's shell if the host process dies (`pdeath`; not the processes it forked).
 //! - Capture is bounded per stream (1 MiB) and every dropped byte is counted; model output is
 //!   bounded by settle, not here (reference A16–A17).
 //!
