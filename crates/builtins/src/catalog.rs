@@ -36,6 +36,12 @@ const CATALOG: &[(&str, Build)] = &[
     ("webfetch", webfetch),
     #[cfg(feature = "web")]
     ("websearch", websearch),
+    #[cfg(feature = "bash")]
+    ("job_output", job_output),
+    #[cfg(feature = "bash")]
+    ("job_kill", job_kill),
+    #[cfg(feature = "bash")]
+    ("job_list", job_list),
 ];
 
 /// Every builtin that can work with `services`, by name, in catalog order.
@@ -57,7 +63,7 @@ pub fn builtin_names() -> impl Iterator<Item = &'static str> {
 /// commands, write the todo list or wait for the user, so they run one at a time.
 fn declared(name: &str, tool: Tool) -> Tool {
     let class = match name {
-        "read" | "glob" | "grep" | "skill" => ToolClass::ReadOnly,
+        "read" | "glob" | "grep" | "skill" | "job_output" | "job_list" => ToolClass::ReadOnly,
         "webfetch" | "websearch" => ToolClass::OpenWorld,
         _ => return tool,
     };
@@ -78,7 +84,24 @@ fn bash(services: &LocationServices) -> Option<Tool> {
         location,
         permission,
         services.bash.clone(),
+        services.jobs.clone(),
     ))
+}
+
+/// The job tools are offered only where background jobs can start.
+#[cfg(feature = "bash")]
+fn job_output(services: &LocationServices) -> Option<Tool> {
+    (!services.jobs.refuses()).then(|| crate::bash::job_output_tool(services.jobs.clone()))
+}
+
+#[cfg(feature = "bash")]
+fn job_kill(services: &LocationServices) -> Option<Tool> {
+    (!services.jobs.refuses()).then(|| crate::bash::job_kill_tool(services.jobs.clone()))
+}
+
+#[cfg(feature = "bash")]
+fn job_list(services: &LocationServices) -> Option<Tool> {
+    (!services.jobs.refuses()).then(|| crate::bash::job_list_tool(services.jobs.clone()))
 }
 
 /// What the search tools of the Location work with.

@@ -41,6 +41,8 @@ pub struct LocationServices {
     pub(crate) skills: SkillSources,
     #[cfg(feature = "bash")]
     pub(crate) bash: crate::bash::BashOptions,
+    #[cfg(feature = "bash")]
+    pub(crate) jobs: crate::bash::JobStore,
     #[cfg(feature = "search")]
     pub(crate) search: crate::search::SearchSettings,
     #[cfg(feature = "web")]
@@ -80,6 +82,8 @@ impl LocationServices {
             skills: SkillSources::default(),
             #[cfg(feature = "bash")]
             bash: crate::bash::BashOptions::default(),
+            #[cfg(feature = "bash")]
+            jobs: crate::bash::JobStore::new(),
             #[cfg(feature = "search")]
             search: crate::search::SearchSettings::default(),
             #[cfg(feature = "web")]
@@ -116,6 +120,22 @@ impl LocationServices {
     pub fn with_bash(mut self, bash: crate::bash::BashOptions) -> Self {
         self.bash = bash;
         self
+    }
+
+    /// Keeps `bash`'s background jobs in `jobs` (keep a clone to delete a session's jobs
+    /// with it; [`JobStore::refusing`](crate::bash::JobStore::refusing) for a host whose
+    /// process ends with the call).
+    #[cfg(feature = "bash")]
+    #[must_use]
+    pub fn with_jobs(mut self, jobs: crate::bash::JobStore) -> Self {
+        self.jobs = jobs;
+        self
+    }
+
+    /// The sessions' background jobs.
+    #[cfg(feature = "bash")]
+    pub fn jobs(&self) -> &crate::bash::JobStore {
+        &self.jobs
     }
 
     /// Searches with `search`'s settings (its time budget).

@@ -14,6 +14,8 @@ mod bash_escape;
 #[cfg(feature = "bash")]
 mod bash_hang;
 #[cfg(feature = "bash")]
+mod bash_jobs;
+#[cfg(feature = "bash")]
 mod bash_permission;
 #[cfg(feature = "bash")]
 mod bash_requests;

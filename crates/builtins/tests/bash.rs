@@ -520,13 +520,12 @@ async fn bad_input_is_refused_before_anything_runs() {
 }
 
 #[tokio::test]
-async fn the_definition_has_no_background_parameter() {
+async fn the_definition_offers_background_jobs() {
     let bash = bash();
     let definition = bash.tool.definition("bash").unwrap();
-    assert!(
-        definition.input_schema["properties"]
-            .get("background")
-            .is_none()
+    assert_eq!(
+        definition.input_schema["properties"]["background"]["type"],
+        "boolean"
     );
     insta::assert_json_snapshot!(definition.input_schema);
     // The default shell is the host's bash, wherever it is installed.

@@ -4,6 +4,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use serde_json::Value;
+use tackle_builtins::bash::JobStore;
 use tackle_registry::Settlement;
 use tackle_tool_core::{Call, ResultValue};
 
@@ -28,7 +29,15 @@ pub(crate) async fn run(
 ) -> Result<ExitCode, CliError> {
     let input = parse_input(args.input.as_deref())?;
     // One call needs one tool: the others are not built at all.
-    let host = interactive(host.builder(data_dir)?.only(&args.tool), args.yes)?;
+    let builder = host
+        .builder(data_dir)?
+        .only(&args.tool)
+        .jobs(JobStore::refusing(
+            "Background jobs need a host that keeps running: `tackle call` exits when the call \
+         returns, and the job would end with it. Run the command without `background` (it then \
+         has a timeout), or start it through `tackle serve`, which keeps jobs across calls.",
+        ));
+    let host = interactive(builder, args.yes)?;
     let call = Call::new("call_cli", &args.tool, input);
     let mut session = host.session(&args.session);
     if let Some(agent) = &args.agent {

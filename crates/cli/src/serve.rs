@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use tackle_builtins::FileMutation;
+use tackle_builtins::bash::JobStore;
 use tackle_host::{Environment, Host};
 use tackle_mcp::{AskPolicy, HttpOptions, ServeError, ServeOptions};
 
@@ -47,6 +48,10 @@ pub(crate) enum Ask {
     AllowOnce,
 }
 
+/// How long exiting waits for background jobs' processes to be gone: TERM, the grace period
+/// before KILL, reaping, and slack.
+const JOBS_SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Serves until the client disconnects.
 pub(crate) async fn run(args: &ServeArgs, data_dir: Option<&Path>) -> Result<ExitCode, CliError> {
     tackle_mcp::log_to_stderr();
@@ -61,10 +66,14 @@ pub(crate) async fn run(args: &ServeArgs, data_dir: Option<&Path>) -> Result<Exi
     let data_dir: Option<PathBuf> = data_dir.map(Path::to_path_buf);
     // One per process: the sessions' edits of one file are serialised.
     let files = FileMutation::default();
+    // One per process too, so that every session's jobs are ended before the process exits.
+    let jobs = JobStore::new();
+    let sessions_jobs = jobs.clone();
     let build = move |location: &Path, asker| {
         let mut builder = Host::builder(location)
             .env(Environment::from_process())
             .file_mutation(files.clone())
+            .jobs(sessions_jobs.clone())
             .asker(asker);
         if let Some(dir) = &data_dir {
             builder = builder.data_dir(dir);
@@ -90,6 +99,10 @@ pub(crate) async fn run(args: &ServeArgs, data_dir: Option<&Path>) -> Result<Exi
             Err(err) => Err(err),
         },
     };
+    // The jobs' threads end with the process: their processes are terminated first.
+    if !jobs.shutdown(JOBS_SHUTDOWN).await {
+        eprintln!("tackle: some background jobs were still being terminated at exit");
+    }
     match outcome {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(err) => {

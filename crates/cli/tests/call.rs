@@ -309,3 +309,25 @@ fn a_sessions_todos_outlive_the_call_until_the_session_is_deleted() {
         .code(0);
     assert_eq!(saved(), 0);
 }
+
+#[test]
+fn a_one_shot_call_refuses_a_background_job_and_runs_nothing() {
+    let ws = Workspace::new();
+    let out = ws
+        .tackle(&[
+            "call",
+            "bash",
+            r#"{"command":"touch started","background":true}"#,
+            "--yes",
+        ])
+        .assert()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    insta::assert_snapshot!(text, @"Background jobs need a host that keeps running: `tackle call` exits when the call returns, and the job would end with it. Run the command without `background` (it then has a timeout), or start it through `tackle serve`, which keeps jobs across calls.");
+    assert!(!ws.dir.path().join("started").exists());
+    // Nor are the job tools offered.
+    ws.tackle(&["call", "job_list", "{}"])
+        .assert()
+        .code(1)
+        .stdout("Unknown tool: job_list\n");
+}

@@ -72,6 +72,9 @@ fn the_reference_lists_every_builtin_with_its_permission_action() {
             ("todowrite", "todowrite"),
             ("webfetch", "webfetch"),
             ("websearch", "websearch"),
+            ("job_output", "job_output"),
+            ("job_kill", "job_kill"),
+            ("job_list", "job_list"),
         ]
     );
     // Nothing of the machine it runs on: the shell is fixed.

@@ -382,3 +382,58 @@ fn typescript_sdk_lists_and_calls_over_stdio() {
     client.arg(client_script("ts_client.cjs")).arg(&prefix);
     run_client(client, &ws, "TypeScript client");
 }
+
+/// Starts a background job through `server` and waits for its processes (`markers`).
+fn start_job(server: &mut Server, command: &str, markers: &[&str]) {
+    server.call(1, "bash", &json!({"command": command, "background": true}));
+    let answer = server.answer(1);
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("Started background job job_"), "{answer}");
+    wait_for("the job to start", || {
+        markers.iter().all(|m| !processes_with(m).is_empty())
+    });
+}
+
+#[test]
+fn jobs_live_across_calls_and_end_when_the_client_disconnects() {
+    let markers = ["1000.8181", "1000.8282"];
+    let mut server = Server::start(&["--ask", "allow-once"]);
+    server.initialize();
+    // A detached process too: it must not outlive the session.
+    start_job(
+        &mut server,
+        "setsid sleep 1000.8181 & exec sleep 1000.8282",
+        &markers,
+    );
+    server.call(2, "job_list", &json!({}));
+    let list = server.answer(2);
+    assert_eq!(
+        list["result"]["structuredContent"]["jobs"][0]["status"], "running",
+        "{list}"
+    );
+    let status = server.close();
+    assert!(status.success(), "{status}");
+    // The server waited for them before it exited.
+    for marker in markers {
+        assert!(
+            processes_with(marker).is_empty(),
+            "{marker} outlived tackle serve"
+        );
+    }
+}
+
+#[test]
+fn a_job_does_not_outlive_tackle_serve_killed_with_sigkill() {
+    let marker = "1000.9191";
+    let mut server = Server::start(&["--ask", "allow-once"]);
+    server.initialize();
+    start_job(&mut server, &format!("exec sleep {marker}"), &[marker]);
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    // The kernel kills it (parent death signal): nothing of tackle runs any more.
+    wait_for("the job to die with tackle", || {
+        processes_with(marker).is_empty()
+    });
+}

@@ -27,6 +27,9 @@ fn tools_json_lists_the_builtins_in_catalog_order() {
         "todowrite",
         "webfetch",
         "websearch",
+        "job_output",
+        "job_kill",
+        "job_list",
     ];
     for required in ["read", "edit", "write", "todowrite"] {
         assert!(

@@ -124,10 +124,10 @@ fn mcp_annotations_follow_each_tools_class() {
             a["openWorldHint"].as_bool().unwrap(),
         )
     };
-    for name in ["read", "glob", "grep", "skill"] {
+    for name in ["read", "glob", "grep", "skill", "job_output", "job_list"] {
         assert_eq!(hints(name), (true, false, false), "{name}");
     }
-    for name in ["write", "edit", "apply_patch", "bash"] {
+    for name in ["write", "edit", "apply_patch", "bash", "job_kill"] {
         assert_eq!(hints(name), (false, true, false), "{name}");
     }
     for name in ["webfetch", "websearch"] {

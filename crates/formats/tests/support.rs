@@ -18,8 +18,8 @@ use tackle_registry::{ApplicationTools, Materialization, Registration, Settlemen
 use tackle_tool_core::{Call, Context, ShowAll, Tool, ToolClass, ToolError, from_fn};
 use tempfile::TempDir;
 
-/// The twelve builtins, in catalog order.
-pub(crate) const BUILTINS: [&str; 12] = [
+/// The fifteen builtins, in catalog order.
+pub(crate) const BUILTINS: [&str; 15] = [
     "bash",
     "read",
     "edit",
@@ -32,6 +32,9 @@ pub(crate) const BUILTINS: [&str; 12] = [
     "todowrite",
     "webfetch",
     "websearch",
+    "job_output",
+    "job_kill",
+    "job_list",
 ];
 
 /// A 1×1 PNG.

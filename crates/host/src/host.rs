@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
+use tackle_builtins::bash::JobStore;
 use tackle_builtins::question::QuestionService;
 use tackle_builtins::todo::TodoStore;
 use tackle_builtins::{FileMutation, Location, LocationServices};
@@ -35,6 +36,7 @@ pub struct HostBuilder {
     application: Option<ApplicationTools>,
     files: Option<FileMutation>,
     todos: Option<TodoStore>,
+    jobs: Option<JobStore>,
     only: Option<String>,
     plugins: Vec<Plugins>,
     own_plugins: Vec<Arc<dyn Plugin>>,
@@ -125,6 +127,13 @@ impl HostBuilder {
         self
     }
 
+    /// Keeps `bash`'s background jobs in `jobs` (default: a store of this host's own; a
+    /// host whose process ends with the call passes [`JobStore::refusing`]).
+    pub fn jobs(mut self, jobs: JobStore) -> Self {
+        self.jobs = Some(jobs);
+        self
+    }
+
     /// Builds only the builtin `name` (a one-shot call): the other builtins are not built at
     /// all. A name that is not a builtin's exact name builds every builtin, so the registry can
     /// settle it case-insensitively (`Read` settles `read`).
@@ -189,6 +198,9 @@ impl HostBuilder {
             .todos
             .unwrap_or_else(|| TodoStore::in_data_dir(&data_dir));
         services = services.with_todos(todos);
+        if let Some(jobs) = self.jobs {
+            services = services.with_jobs(jobs);
+        }
         let tools = match self.only.as_deref() {
             Some(name) => match tackle_builtins::builtin_tool(&services, name) {
                 Some(tool) => vec![(name.to_owned(), tool)],
@@ -271,6 +283,7 @@ impl Host {
             application: None,
             files: None,
             todos: None,
+            jobs: None,
             only: None,
             plugins: Vec::new(),
             own_plugins: Vec::new(),
@@ -347,8 +360,9 @@ impl Host {
 
     /// Deletes the session `id` and everything that was its own, together: the tools
     /// registered for it, its pending permission asks (they end as cancelled) and its "this
-    /// session" approvals, its todo list and its managed outputs. Every part is removed even
-    /// when an earlier one fails; the first failure is returned.
+    /// session" approvals, its todo list, its managed outputs and its background jobs (killed,
+    /// whole process trees; the termination finishes on the jobs' own threads). Every part is
+    /// removed even when an earlier one fails; the first failure is returned.
     pub fn delete_session(&self, id: &str) -> Result<(), HostError> {
         let removed = self
             .sessions
@@ -359,6 +373,7 @@ impl Host {
         self.registry.close_session(id);
         drop(removed);
         self.permission.delete_session(id);
+        self.services.jobs().delete_session(id);
         let todos = self
             .services
             .todos()

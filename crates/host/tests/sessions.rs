@@ -133,3 +133,36 @@ async fn an_agents_configured_rules_decide_its_calls_and_its_catalog() {
         "bye\n"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deleting_a_session_kills_its_background_jobs() {
+    let fx = Fixture::new();
+    let host = host(&fx);
+    let session = host.session("ses_jobs");
+    let call = Call::new(
+        "call_1",
+        "bash",
+        json!({"command": "exec sleep 1000.3131", "background": true}),
+    );
+    let started = session.settle(&call).await.unwrap();
+    assert!(!started.is_error(), "{:?}", started.result());
+    assert_eq!(host.services().jobs().running("ses_jobs"), 1);
+    host.delete_session("ses_jobs").unwrap();
+    assert_eq!(host.services().jobs().running("ses_jobs"), 0);
+    // Its process is terminated by the job's own thread, at once (TERM).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while running_with("1000.3131") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the job outlived its session"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+fn running_with(marker: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        std::fs::read(entry.path().join("cmdline"))
+            .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(marker))
+    })
+}

@@ -24,6 +24,9 @@ pub fn title(name: &str) -> Option<&'static str> {
         "todowrite" => "Update the todo list",
         "webfetch" => "Fetch a URL",
         "websearch" => "Search the web",
+        "job_output" => "Read a background job's output",
+        "job_kill" => "Stop a background job",
+        "job_list" => "List background jobs",
         _ => return None,
     })
 }
@@ -35,11 +38,11 @@ pub fn annotations(name: &str) -> Value {
         hints.insert("title".into(), title.into());
     }
     match name {
-        "read" | "glob" | "grep" | "skill" => {
+        "read" | "glob" | "grep" | "skill" | "job_output" | "job_list" => {
             hints.insert("readOnlyHint".into(), true.into());
             hints.insert("openWorldHint".into(), false.into());
         }
-        "write" | "edit" | "apply_patch" | "bash" => {
+        "write" | "edit" | "apply_patch" | "bash" | "job_kill" => {
             hints.insert("readOnlyHint".into(), false.into());
             hints.insert("destructiveHint".into(), true.into());
         }

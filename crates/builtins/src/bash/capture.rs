@@ -128,7 +128,7 @@ impl Capture {
 }
 
 /// The length of `bytes` without a trailing, incomplete UTF-8 sequence.
-fn complete_prefix(bytes: &[u8]) -> usize {
+pub(crate) fn complete_prefix(bytes: &[u8]) -> usize {
     // A sequence is at most 4 bytes, so only the last 3 can start an incomplete one.
     for back in 1..=bytes.len().min(3) {
         let at = bytes.len() - back;

@@ -12,7 +12,10 @@
 //! - Nothing runs before every assertion passed; a denial runs nothing.
 //! - The command's whole process group, and every process that left it (`setsid`, double
 //!   forks, daemons), is gone when the call returns, is cancelled or its future is dropped
-//!   (TERM, then KILL after 3 s), and the call's orphans are reaped.
+//!   (TERM, then KILL after 3 s), and the call's orphans are reaped — unless the call made it
+//!   a background job (`background`, `background_on_timeout`): then the same holds when the
+//!   job is killed, its session deleted or its [`JobStore`] dropped (`jobs`), and the kernel
+//!   kills the job's shell if the host process dies (`pdeath`; not the processes it forked).
 //! - Capture is bounded per stream (1 MiB) and every dropped byte is counted; model output is
 //!   bounded by settle, not here (reference A16–A17).
 //!
@@ -23,14 +26,19 @@
 //! waited for here (a process is touched only once it is known to be a command's), so a host
 //! that starts daemons of its own should reap them (or not mind their zombies).
 
+mod background;
 mod capture;
 mod env;
 mod group;
 mod hidden;
+mod job_tools;
+mod jobs;
 mod launchers;
+mod live;
 mod normalize;
 mod output;
 mod parse;
+mod pdeath;
 mod policy;
 mod process;
 mod secrets;
@@ -50,6 +58,12 @@ use serde_json::{Map, Value, json};
 use tackle_permission::{Permission, Request};
 use tackle_tool_core::{Context, Execute, Halt, Rendered, Tool, ToolError, ToolFailure};
 
+pub use job_tools::{
+    JobKillInput, JobList, JobListInput, JobOutput, JobOutputInput, JobStatus, JobSummary,
+    MAX_WAIT_MS,
+};
+pub(crate) use job_tools::{job_kill_tool, job_list_tool, job_output_tool};
+pub use jobs::{JOB_OUTPUT_BYTES, JobStore, MAX_KEPT_JOBS, MAX_RUNNING_JOBS};
 pub use output::{BashOutput, TerminatedProcess};
 pub use process::make_host_non_dumpable;
 
@@ -80,6 +94,15 @@ pub struct BashInput {
     pub timeout: Option<TimeoutMs>,
     /// A clear, concise description of what this command does in 5-10 words.
     pub description: Option<String>,
+    /// Run the command as a background job (a dev server, a watcher): the call returns after
+    /// its first output with a job id for job_output and job_kill. No timeout applies.
+    #[serde(default)]
+    #[schemars(extend("x-aliases" = ["run_in_background"]))]
+    pub background: bool,
+    /// If the command is still running at its timeout, keep it running as a background job
+    /// instead of terminating it.
+    #[serde(default)]
+    pub background_on_timeout: bool,
 }
 
 /// A command timeout in milliseconds: positive and at most [`MAX_TIMEOUT_MS`].
@@ -174,8 +197,12 @@ directory changes and variables do not carry over.\n\
 used. Pass non-interactive flags (`-y`, `--no-edit`, `-m <message>`); PAGER and GIT_PAGER \
 are `cat`.\n\
 - The command is stopped after `timeout` ms (default {default}, at most {max}). Processes still running when the command exits are terminated, detached \
-ones (`setsid`, `nohup`, daemons) included, so do not leave servers running in the \
-background.\n\
+ones (`setsid`, `nohup`, daemons) included, so do not leave servers running with `&`.\n\
+- For a dev server, a watcher or anything meant to keep running, set `background: true`: \
+the command becomes a background job of this session and the call returns after its first \
+output with a job id. Read what it prints later with job_output, stop it with job_kill, see \
+all jobs with job_list. Jobs end with the session. For a long build, \
+`background_on_timeout: true` keeps it running as a job when the timeout passes.\n\
 - stdout and stderr are each captured up to 1 MiB (the first and last 512 KiB are kept and \
 the rest counted); colour codes and progress redraws are removed. A non-zero exit code is \
 reported, not treated as a failure.\n\
@@ -250,8 +277,14 @@ pub fn command_permission(
     }
 }
 
-/// The `bash` tool for `location`, asserting through `permission`, run as `options` say.
-pub(crate) fn bash_tool(location: Location, permission: Permission, options: BashOptions) -> Tool {
+/// The `bash` tool for `location`, asserting through `permission`, run as `options` say,
+/// keeping background jobs in `jobs`.
+pub(crate) fn bash_tool(
+    location: Location,
+    permission: Permission,
+    options: BashOptions,
+    jobs: JobStore,
+) -> Tool {
     let description = description(&options);
     Tool::typed(
         description,
@@ -259,6 +292,7 @@ pub(crate) fn bash_tool(location: Location, permission: Permission, options: Bas
             location,
             permission,
             options,
+            jobs,
         },
     )
     .rendered()
@@ -269,6 +303,7 @@ struct BashTool {
     location: Location,
     permission: Permission,
     options: BashOptions,
+    jobs: JobStore,
 }
 
 fn failure(message: impl Into<String>) -> ToolError {
@@ -290,6 +325,12 @@ impl Execute for BashTool {
         }
         if command.contains('\0') {
             return Err(failure("The command contains a NUL character."));
+        }
+        if input.background || input.background_on_timeout {
+            // Before anyone is asked: approving a command that cannot start helps nobody.
+            if let Some(refusal) = self.jobs.refusal() {
+                return Err(failure(refusal));
+            }
         }
         let analysis = parse::analyze(&command);
         if let Some(program) = &analysis.interactive {
@@ -368,6 +409,34 @@ impl Execute for BashTool {
             .timeout
             .map_or(self.options.default_timeout_ms, TimeoutMs::millis)
             .min(self.options.max_timeout_ms);
+        if input.background || input.background_on_timeout {
+            let mode = if input.background {
+                background::Mode::Background
+            } else {
+                background::Mode::KeepOnTimeout(Duration::from_millis(timeout_ms))
+            };
+            let spec = jobs::Spec {
+                shell: self.options.shell.clone(),
+                command: command.clone(),
+                cwd: target.canonical.clone(),
+                env: env.vars.clone(),
+            };
+            let call = output::Call {
+                command,
+                cwd: target.canonical.display().to_string(),
+                shell: self.options.shell.display().to_string(),
+                timeout_ms,
+                capture_limit: self.options.capture_limit,
+                warnings: plan.warnings,
+            };
+            let job = background::JobCall {
+                store: &self.jobs,
+                session: &ctx.session_id,
+                cancel: &ctx.cancel,
+                max_structured_bytes: ctx.budget.max_structured_bytes(),
+            };
+            return background::run(job, spec, call, mode).await;
+        }
         let job = Job {
             shell: &self.options.shell,
             command: &command,

@@ -70,6 +70,10 @@ pub struct BashOutput {
     /// Advisory warnings (absolute arguments outside the working directory).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The background job the command runs on as (`background`, or `background_on_timeout`
+    /// once the timeout passed); absent once it ended. `output` is then what it printed so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job_id: Option<String>,
 }
 
 /// A process that was terminated because the command ended without it.
@@ -193,6 +197,7 @@ pub(crate) fn build(
             .collect(),
         output_incomplete: unread,
         warnings: call.warnings,
+        job_id: None,
     };
     keep_if_fits(&mut out, |o| &mut o.output, &output, max_structured_bytes);
     let content_len = output.len();
@@ -230,7 +235,7 @@ fn model_text(out: &BashOutput, mut text: String) -> String {
     text
 }
 
-const NO_OUTPUT: &str = "(no output)";
+pub(crate) const NO_OUTPUT: &str = "(no output)";
 
 /// BA8's `compactOutput`.
 fn compact(stdout: String, stderr: &str) -> String {

@@ -20,6 +20,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use process_wrap::std::{CommandWrap, ProcessGroup, ProcessSession};
@@ -30,6 +31,8 @@ use tackle_tool_core::ProgressSink;
 use tokio_util::sync::CancellationToken;
 
 use super::group::GroupGuard;
+use super::live::Live;
+use super::pdeath;
 use super::supervise::{Finished, Outcome, Watch, supervise};
 use super::tree::{self, Tree};
 use crate::blocking::blocking;
@@ -66,9 +69,45 @@ pub(crate) enum RunError {
 
 /// Runs `job` to its end, its timeout, or `cancel`.
 pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Finished, RunError> {
+    let (watch, wake_sender) = start(job, None, false)?;
+    // The supervisor starts now and, being a blocking job, outlives this future: a cancelled
+    // call returns at once and leaves it to end the process group (see below).
+    let supervised = blocking(move || supervise(watch));
+    // `wake_sender` lives until this returns or is dropped; either way the supervisor then
+    // sees the wake pipe hang up and, unless already done, terminates the group.
+    let outcome = tokio::select! {
+        joined = supervised => joined,
+        () = cancel.cancelled() => return Err(RunError::Cancelled),
+    };
+    drop(wake_sender);
+    match outcome {
+        Ok(Outcome::Finished(finished)) => Ok(finished),
+        Ok(Outcome::Abandoned) => Err(RunError::Cancelled),
+        Ok(Outcome::Failed(err)) => Err(RunError::Wait(err)),
+        Err(stopped) => Err(RunError::Wait(io::Error::other(stopped))),
+    }
+}
+
+/// Starts `job` and returns what supervises it, with the sending end of its wake pipe:
+/// dropping that (or writing to it) makes the supervisor terminate everything of the job.
+/// `tap` also gets the output; with `die_with_host`, the shell is started so that the kernel
+/// kills it when the thread calling this ends (Linux, where `setpriv` can set the parent death
+/// signal) — a background job's supervising thread, which lives as long as the job.
+pub(crate) fn start(
+    job: Job<'_>,
+    tap: Option<Arc<Live>>,
+    die_with_host: bool,
+) -> Result<(Watch, OwnedFd), RunError> {
     tree::become_subreaper();
     let marker = tree::marker();
-    let mut command = std::process::Command::new(job.shell);
+    let mut command = match pdeath::wrapper().filter(|_| die_with_host) {
+        Some(setpriv) => {
+            let mut command = std::process::Command::new(setpriv);
+            command.args(pdeath::ARGS).arg(job.shell);
+            command
+        }
+        None => std::process::Command::new(job.shell),
+    };
     command
         .arg("-c")
         .arg(job.command)
@@ -117,23 +156,9 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
         capture_limit: job.capture_limit,
         progress: job.progress.clone(),
         guard,
+        tap,
     };
-    // The supervisor starts now and, being a blocking job, outlives this future: a cancelled
-    // call returns at once and leaves it to end the process group (see below).
-    let supervised = blocking(move || supervise(watch));
-    // `wake_sender` lives until this returns or is dropped; either way the supervisor then
-    // sees the wake pipe hang up and, unless already done, terminates the group.
-    let outcome = tokio::select! {
-        joined = supervised => joined,
-        () = cancel.cancelled() => return Err(RunError::Cancelled),
-    };
-    drop(wake_sender);
-    match outcome {
-        Ok(Outcome::Finished(finished)) => Ok(finished),
-        Ok(Outcome::Abandoned) => Err(RunError::Cancelled),
-        Ok(Outcome::Failed(err)) => Err(RunError::Wait(err)),
-        Err(stopped) => Err(RunError::Wait(io::Error::other(stopped))),
-    }
+    Ok((watch, wake_sender))
 }
 
 /// Makes the host process non-dumpable (Linux `PR_SET_DUMPABLE` 0), so that commands, which

@@ -13,6 +13,7 @@
 use std::io;
 use std::os::fd::OwnedFd;
 use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use process_wrap::std::ChildWrapper;
@@ -25,6 +26,7 @@ use super::capture::Capture;
 use super::capture::Captured;
 use super::group::Member;
 use super::group::{self, GRACE, GroupGuard};
+use super::live::Live;
 use super::tree::Tree;
 
 /// How long the pipes are still read after the command's group is gone.
@@ -96,6 +98,8 @@ pub(crate) struct Watch {
     pub(crate) progress: ProgressSink,
     /// Terminates the group if this watch is dropped without being run.
     pub(crate) guard: GroupGuard,
+    /// A background job's shared output, which also gets every byte read.
+    pub(crate) tap: Option<Arc<Live>>,
 }
 
 /// How supervision ended.
@@ -126,6 +130,7 @@ struct Supervisor {
     status: Option<ExitStatus>,
     buffer: Vec<u8>,
     progress: ProgressSink,
+    tap: Option<Arc<Live>>,
 }
 
 /// Runs the phases above; returns when the group is gone and the pipes are read.
@@ -141,6 +146,7 @@ pub(crate) fn supervise(watch: Watch) -> Outcome {
         capture_limit,
         progress,
         mut guard,
+        tap,
     } = watch;
     let mut supervisor = Supervisor {
         child,
@@ -153,6 +159,7 @@ pub(crate) fn supervise(watch: Watch) -> Outcome {
         status: None,
         buffer: vec![0; READ_CHUNK],
         progress,
+        tap,
     };
     let outcome = supervisor.run(timeout);
     // Every path of `run` ends with the group terminated.
@@ -162,7 +169,10 @@ pub(crate) fn supervise(watch: Watch) -> Outcome {
 
 impl Supervisor {
     fn run(&mut self, timeout: Duration) -> Outcome {
-        let deadline = Instant::now() + timeout;
+        // A job without a timeout gets a deadline that never comes.
+        let deadline = Instant::now()
+            .checked_add(timeout)
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(u64::from(u32::MAX)));
         let mut abandoned = false;
         let mut timed_out = false;
         let mut check_exit = true;
@@ -355,6 +365,9 @@ impl Supervisor {
             Ok(n) => {
                 let bytes = &self.buffer[..n];
                 self.captures[slot].push(bytes);
+                if let Some(tap) = &self.tap {
+                    tap.push(bytes);
+                }
                 let stream = [OutputStream::Stdout, OutputStream::Stderr][slot];
                 self.progress.report(Progress::Output { stream, bytes });
                 Some(n)

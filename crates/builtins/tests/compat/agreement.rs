@@ -290,8 +290,12 @@ fn every_builtin_decodes_exactly_what_its_schema_allows() {
         };
         walk.expect(&base, true, &[], "the sample input");
         walk.object(&schema, &[]);
+        // A tool without inputs (job_list) has little to check.
+        let has_inputs = schema["properties"]
+            .as_object()
+            .is_some_and(|properties| !properties.is_empty());
         assert!(
-            walk.checked > 5,
+            walk.checked > 5 || !has_inputs,
             "{name}: only {} inputs checked",
             walk.checked
         );

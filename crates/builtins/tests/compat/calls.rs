@@ -135,6 +135,24 @@ async fn bash() {
     insta::assert_snapshot!(seen);
 }
 
+#[cfg(feature = "bash")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_jobs() {
+    let fx = Compat::new();
+    let seen = fx
+        .transcript(&[
+            (
+                "bash",
+                json!({"command": "exec sleep 30.2727", "background": true}),
+            ),
+            ("job_output", json!({"id": "job_1"})),
+            ("job_kill", json!({"id": "job_1"})),
+            ("job_output", json!({"id": "job_1"})),
+        ])
+        .await;
+    insta::assert_snapshot!(seen);
+}
+
 #[tokio::test]
 async fn todowrite_question_and_skill() {
     let fx = Compat::new();

@@ -1,0 +1,95 @@
+//! The parent death signal of a background job's shell, without `unsafe`: the shell is started
+//! through util-linux's `setpriv --pdeathsig KILL`, which sets it (`PR_SET_PDEATHSIG`) and
+//! execs the shell, so the job's leader keeps its pid and the flag survives the exec.
+//!
+//! The kernel sends the signal when the *thread* that started the process ends, which covers
+//! the host being killed (`SIGKILL` included); that thread must outlive `setpriv`'s setting
+//! of it (a job's thread lives as long as the job). A host killed in the instant between the
+//! start and `setpriv`'s `prctl` leaves the shell without it. It only reaches the shell: processes it forks do
+//! not inherit the flag, so a job's other processes are ended by its supervisor, which a
+//! `SIGKILL` of the host stops too (the limit is stated in the `bash` module's docs).
+//!
+//! Found at fixed paths, never through `PATH` (which a project's configuration may set), and
+//! tried once: a `setpriv` too old for `--pdeathsig` (util-linux before 2.33), or none, leaves
+//! jobs started without the flag.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+/// The arguments before the shell.
+pub(crate) const ARGS: &[&str] = &["--pdeathsig", "KILL", "--"];
+
+/// Where `setpriv` is looked for.
+const CANDIDATES: &[&str] = &["/usr/bin/setpriv", "/bin/setpriv"];
+
+/// A `setpriv` that sets the parent death signal, if this system has one.
+pub(crate) fn wrapper() -> Option<&'static Path> {
+    static FOUND: OnceLock<Option<&'static Path>> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        if !cfg!(target_os = "linux") {
+            return None;
+        }
+        CANDIDATES.iter().map(Path::new).find(|path| works(path))
+    })
+}
+
+/// Whether `setpriv` takes the arguments (running itself again, so nothing else is needed).
+fn works(setpriv: &Path) -> bool {
+    Command::new(setpriv)
+        .args(ARGS)
+        .arg(setpriv)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    #[test]
+    fn the_shell_dies_with_the_thread_that_started_it() {
+        let Some(setpriv) = wrapper() else {
+            // Nothing to check on a system without it; the docs state the fallback.
+            return;
+        };
+        let mut child = std::thread::spawn(move || {
+            let child = Command::new(setpriv)
+                .args(ARGS)
+                .args(["/bin/sh", "-c", "exec sleep 1000"])
+                .spawn()
+                .unwrap();
+            // The thread must outlive setpriv's setting of the flag (a job's thread lives as
+            // long as the job): once `sleep` runs, it is set.
+            let comm = format!("/proc/{}/comm", child.id());
+            while std::fs::read_to_string(&comm).is_ok_and(|name| name.trim() != "sleep") {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            child
+        })
+        .join()
+        .unwrap();
+        let started = Instant::now();
+        let state = |pid: u32| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| stat[stat.rfind(')')? + 2..].chars().next())
+        };
+        while state(child.id()) != Some('Z') && started.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let killed = state(child.id()) == Some('Z');
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        assert!(
+            killed,
+            "the sleep outlived the thread that started it: {status:?}"
+        );
+    }
+}
