@@ -198,6 +198,14 @@ const LAYERS: &[Layer] = &[
         forbidden: &[],
         forbidden_build: &[],
     },
+    // The MCP client: below the host, beside the builtins; the host's permission reaches it
+    // only through its gate.
+    Layer {
+        krate: "tackle-mcp-client",
+        only: Some(&["tackle-tool-core", "tackle-output-store", "tackle-registry"]),
+        forbidden: &[],
+        forbidden_build: &[],
+    },
     // The MCP server: a user of the host library, below the binary.
     Layer {
         krate: "tackle-mcp",
