@@ -9,6 +9,7 @@ use serde_json::Value;
 use tackle_builtins::question::QuestionService;
 use tackle_builtins::todo::TodoStore;
 use tackle_builtins::{FileMutation, Location, LocationServices};
+use tackle_mcp_client::{Options as McpOptions, ServerStatus, Servers};
 use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{Agents, AnswerAll, Asker, Permission, Protected, Reply, SavedApprovals};
 use tackle_registry::{
@@ -19,7 +20,7 @@ use tackle_tool_core::{Call, Context, Tool};
 use crate::config::{Config, Sources};
 use crate::env::Environment;
 use crate::error::HostError;
-use crate::resolve;
+use crate::{mcp, resolve};
 
 /// How a [`Host`] is built: [`Host::builder`], then `build`.
 #[must_use]
@@ -169,19 +170,35 @@ impl HostBuilder {
             .todos
             .unwrap_or_else(|| TodoStore::in_data_dir(&data_dir));
         services = services.with_todos(todos);
-        let tools = match self.only.as_deref() {
+        let (tools, one_builtin) = match self.only.as_deref() {
             Some(name) => match tackle_builtins::builtin_tool(&services, name) {
-                Some(tool) => vec![(name.to_owned(), tool)],
-                None => tackle_builtins::builtin_tools(&services),
+                Some(tool) => (vec![(name.to_owned(), tool)], true),
+                None => (tackle_builtins::builtin_tools(&services), false),
             },
-            None => tackle_builtins::builtin_tools(&services),
+            None => (tackle_builtins::builtin_tools(&services), false),
         };
+        // A one-shot call of a builtin needs no server; any other host connects them all.
+        let servers = if one_builtin {
+            Vec::new()
+        } else {
+            mcp::servers(&config, &env, &location)?
+        };
+        let reserved: Vec<String> = tools.iter().map(|(name, _)| name.clone()).collect();
         let application = self.application.unwrap_or_default();
         let registry = ToolRegistry::new(&application, store.clone());
         let builtins = registry
             .tools()
             .register(tools)
             .map_err(HostError::Registration)?;
+        // Each server registers its tools in the Location layer, one batch per connection.
+        let gate = Arc::new(mcp::PermissionGate {
+            permission: permission.clone(),
+        });
+        let mcp = Servers::start(
+            servers,
+            &registry.tools(),
+            McpOptions::new(gate).reserving(reserved),
+        );
         Ok(Host {
             location,
             data_dir,
@@ -192,6 +209,7 @@ impl HostBuilder {
             store,
             sessions: Mutex::default(),
             _builtins: builtins,
+            mcp,
         })
     }
 }
@@ -210,6 +228,8 @@ pub struct Host {
     /// What each session registered, held until the session is deleted.
     sessions: Mutex<BTreeMap<String, Vec<Registration>>>,
     _builtins: Registration,
+    /// The MCP servers' connections, each holding its batch of tools; dropped with the host.
+    mcp: Servers,
 }
 
 impl Host {
@@ -263,6 +283,19 @@ impl Host {
     /// The Location's registry (register Location tools through `registry().tools()`).
     pub fn registry(&self) -> &ToolRegistry {
         &self.registry
+    }
+
+    /// Each configured MCP server's status (connected or failed, the last error, its tools),
+    /// in name order.
+    pub fn mcp_status(&self) -> Vec<ServerStatus> {
+        self.mcp.status()
+    }
+
+    /// Waits until every configured MCP server was tried once (its tools registered, or its
+    /// failure recorded). Servers connect in the background from [`HostBuilder::build`] on;
+    /// a host that needs their tools in its first catalog waits here.
+    pub async fn mcp_ready(&self) {
+        self.mcp.ready().await;
     }
 
     /// The catalog for one turn outside any session: every tool the rules do not wholly

@@ -28,6 +28,7 @@ pub mod config;
 mod env;
 mod error;
 mod host;
+mod mcp;
 mod resolve;
 pub mod trust;
 
@@ -35,4 +36,5 @@ pub use config::{Config, Origin, Sources};
 pub use env::Environment;
 pub use error::{ConfigError, HostError};
 pub use host::{Host, HostBuilder, Session, default_data_dir, location};
+pub use tackle_mcp_client::{ServerStatus as McpServerStatus, State as McpState};
 pub use trust::{Trust, TrustStore};

@@ -1,6 +1,7 @@
 //! What a server is: how to reach it and how long to wait for it.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -24,7 +25,9 @@ pub enum Transport {
     Local {
         /// The program and its arguments.
         command: Vec<String>,
-        /// Variables added to the process's environment.
+        /// The environment the process starts from; `None`: this process's.
+        base_env: Option<Vec<(OsString, OsString)>>,
+        /// Variables added to (or replacing) the base environment.
         environment: BTreeMap<String, String>,
         /// Its working directory (the Location, for a host).
         cwd: Option<PathBuf>,
@@ -44,6 +47,7 @@ impl ServerConfig {
         Self {
             transport: Transport::Local {
                 command,
+                base_env: None,
                 environment: BTreeMap::new(),
                 cwd: None,
             },

@@ -62,6 +62,7 @@ pub(crate) async fn connect(config: &ServerConfig) -> Result<Connection, McpClie
     let service = match &config.transport {
         Transport::Local {
             command,
+            base_env,
             environment,
             cwd,
         } => {
@@ -69,6 +70,9 @@ pub(crate) async fn connect(config: &ServerConfig) -> Result<Connection, McpClie
                 return Err(McpClientError::Config("the command is empty".to_owned()));
             };
             let mut cmd = tokio::process::Command::new(program);
+            if let Some(base) = base_env {
+                cmd.env_clear().envs(base.iter().map(|(k, v)| (k, v)));
+            }
             cmd.args(args).envs(environment);
             if let Some(cwd) = cwd {
                 cmd.current_dir(cwd);
