@@ -6,7 +6,7 @@
 //! tools are built with [`Tool::dynamic_rendered`](tackle_tool_core::Tool::dynamic_rendered)
 //! from its `inputSchema` (validated at settle) and `outputSchema` (checked against
 //! `structuredContent`), named `<server>_<tool>` fitted to tackle's name rule (see [`name`]),
-//! and registered through the [`Tools`](tackle_registry::Tools) view in one batch whose guard
+//! and registered through the [`Tools`] view in one batch whose guard
 //! the connection holds for its life. So the model reaches them only through a registry
 //! snapshot and its settle, like every tool: bounded, redacted, and stale when the server went
 //! away (`Stale tool call: <name>`).
