@@ -29,6 +29,8 @@ pub(crate) async fn run(
     let input = parse_input(args.input.as_deref())?;
     // One call needs one tool: the others are not built at all.
     let host = interactive(host.builder(data_dir)?.only(&args.tool), args.yes)?;
+    // A call of a server's tool waits for the servers (a builtin's host connects none).
+    host.mcp_ready().await;
     let call = Call::new("call_cli", &args.tool, input);
     let mut session = host.session(&args.session);
     if let Some(agent) = &args.agent {

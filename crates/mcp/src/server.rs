@@ -136,6 +136,8 @@ impl McpServer {
                 let asker: Arc<dyn Asker> = self.inner.router.clone();
                 let host = (self.inner.options.build)(&location, asker)
                     .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+                // The consumed MCP servers' tools are re-exported: the first catalog has them.
+                host.mcp_ready().await;
                 let session = host.create_session().id().to_owned();
                 self.inner.router.attach(&session, peer.clone());
                 tracing::info!(location = %host.location().display(), %session, "session started");
