@@ -5,5 +5,6 @@
 mod bad;
 mod everything;
 mod filesystem;
+mod http;
 mod python;
 mod support;
