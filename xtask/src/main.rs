@@ -129,6 +129,11 @@ const BENCHES: &[Bench] = &[
         package: "tackle",
         target: "process",
     },
+    Bench {
+        name: "mcp-client",
+        package: "tackle-mcp-client",
+        target: "mcp_client",
+    },
 ];
 
 fn workspace_root() -> PathBuf {

@@ -194,6 +194,7 @@ const LAYERS: &[Layer] = &[
             "tackle-permission",
             "tackle-registry",
             "tackle-builtins",
+            "tackle-mcp-client",
         ]),
         forbidden: &[],
         forbidden_build: &[],
@@ -212,6 +213,14 @@ const LAYERS: &[Layer] = &[
         forbidden: &[],
         forbidden_build: &[],
     },
+    // The MCP client: below the host, beside the builtins; the host's permission reaches it
+    // only through its gate.
+    Layer {
+        krate: "tackle-mcp-client",
+        only: Some(&["tackle-tool-core", "tackle-output-store", "tackle-registry"]),
+        forbidden: &[],
+        forbidden_build: &[],
+    },
     // The MCP server: a user of the host library, below the binary.
     Layer {
         krate: "tackle-mcp",
@@ -221,6 +230,7 @@ const LAYERS: &[Layer] = &[
             "tackle-permission",
             "tackle-registry",
             "tackle-builtins",
+            "tackle-mcp-client",
             "tackle-host",
         ]),
         forbidden: &[],

@@ -38,6 +38,8 @@ pub(crate) async fn run(
          has a timeout), or start it through `tackle serve`, which keeps jobs across calls.",
         ));
     let host = interactive(builder, args.yes)?;
+    // A call of a server's tool waits for the servers (a builtin's host connects none).
+    host.mcp_ready().await;
     let call = Call::new("call_cli", &args.tool, input);
     let mut session = host.session(&args.session);
     if let Some(agent) = &args.agent {

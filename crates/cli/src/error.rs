@@ -29,6 +29,8 @@ pub(crate) enum CliError {
     Scratch(#[source] std::io::Error),
     #[error("cannot encode JSON: {0}")]
     Json(#[source] serde_json::Error),
+    #[error("no MCP server named {0:?} is configured (see `tackle mcp list`)")]
+    UnknownServer(String),
 }
 
 impl From<tackle_registry::SettleError> for CliError {

@@ -15,6 +15,7 @@ mod call;
 mod config_cmd;
 mod error;
 mod generate;
+mod mcp_cmd;
 mod options;
 mod permission_cmd;
 mod question;
@@ -149,6 +150,12 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// List the configured MCP servers, or one server's tools.
+    #[command(after_help = "Examples:\n  tackle mcp list\n  tackle mcp tools github")]
+    Mcp {
+        #[command(subcommand)]
+        command: mcp_cmd::McpCommand,
+    },
     /// Serve every tool to an MCP client over stdio (one connection, one session).
     #[command(
         after_help = "Examples:\n  tackle serve\n  tackle serve --dir ~/src/app --ask allow-once\n\nMCP client configuration: {\"command\": [\"tackle\", \"serve\"]}"
@@ -218,7 +225,7 @@ fn main() -> ExitCode {
                 format,
                 host,
                 model,
-            } => tools::run(format, model.as_deref(), &host, data_dir.as_deref()),
+            } => tools::run(format, model.as_deref(), &host, data_dir.as_deref()).await,
             Command::Call {
                 tool,
                 input,
@@ -258,6 +265,7 @@ fn main() -> ExitCode {
                 trust_cmd::trust(dir.as_deref(), data_dir.as_deref())
             }
             Command::Serve(args) => serve::run(&args, data_dir.as_deref()).await,
+            Command::Mcp { command } => mcp_cmd::run(&command, data_dir.as_deref()).await,
             Command::Untrust { dir } => trust_cmd::untrust(dir.as_deref(), data_dir.as_deref()),
             Command::Completions { shell } => generate::completions(shell),
             Command::Man => generate::man(),

@@ -12,13 +12,15 @@ use crate::ToolsFormat;
 use crate::error::CliError;
 use crate::options::{HostArgs, interactive};
 
-pub(crate) fn run(
+pub(crate) async fn run(
     format: ToolsFormat,
     model: Option<&str>,
     host: &HostArgs,
     data_dir: Option<&std::path::Path>,
 ) -> Result<ExitCode, CliError> {
     let host = interactive(host.builder(data_dir)?, false)?;
+    // The configured MCP servers' tools are part of the catalog.
+    host.mcp_ready().await;
     let mut snapshot = host.materialize();
     if let Some(model) = model {
         snapshot = CatalogProfile::for_model(model).apply(&snapshot);

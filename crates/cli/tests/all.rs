@@ -4,6 +4,7 @@
 
 mod call;
 mod config;
+mod consume;
 mod crash;
 mod generate;
 mod permission;

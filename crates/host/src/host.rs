@@ -10,6 +10,7 @@ use tackle_builtins::bash::JobStore;
 use tackle_builtins::question::QuestionService;
 use tackle_builtins::todo::TodoStore;
 use tackle_builtins::{FileMutation, Location, LocationServices};
+use tackle_mcp_client::{Options as McpOptions, ServerStatus, Servers};
 use tackle_output_store::{OutputStore, StoreConfig};
 use tackle_permission::{Agents, AnswerAll, Asker, Permission, Protected, Reply, SavedApprovals};
 use tackle_registry::{
@@ -21,7 +22,7 @@ use crate::config::{Config, Sources};
 use crate::env::Environment;
 use crate::error::HostError;
 use crate::plugin::{Plugin, PluginStatus, Plugins};
-use crate::resolve;
+use crate::{mcp, resolve};
 
 /// How a [`Host`] is built: [`Host::builder`], then `build`.
 #[must_use]
@@ -201,12 +202,12 @@ impl HostBuilder {
         if let Some(jobs) = self.jobs {
             services = services.with_jobs(jobs);
         }
-        let tools = match self.only.as_deref() {
+        let (tools, one_builtin) = match self.only.as_deref() {
             Some(name) => match tackle_builtins::builtin_tool(&services, name) {
-                Some(tool) => vec![(name.to_owned(), tool)],
-                None => tackle_builtins::builtin_tools(&services),
+                Some(tool) => (vec![(name.to_owned(), tool)], true),
+                None => (tackle_builtins::builtin_tools(&services), false),
             },
-            None => tackle_builtins::builtin_tools(&services),
+            None => (tackle_builtins::builtin_tools(&services), false),
         };
         let mut plugins = self.plugins;
         let mut application = self.application.unwrap_or_default();
@@ -216,6 +217,13 @@ impl HostBuilder {
         if !self.own_plugins.is_empty() {
             plugins.push(Plugins::boot(&application, self.own_plugins));
         }
+        // A one-shot call of a builtin needs no server; any other host connects them all.
+        let servers = if one_builtin {
+            Vec::new()
+        } else {
+            mcp::servers(&config, &env, &location)?
+        };
+        let reserved: Vec<String> = tools.iter().map(|(name, _)| name.clone()).collect();
         let registry = ToolRegistry::new(&application, store.clone());
         let builtins = registry
             .tools()
@@ -231,6 +239,15 @@ impl HostBuilder {
             .collect();
         let (statuses, plugin_guards) = crate::plugin::boot_location(&all, &registry, &services);
         plugin_statuses.extend(statuses);
+        // Each server registers its tools in the Location layer, one batch per connection.
+        let gate = Arc::new(mcp::PermissionGate {
+            permission: permission.clone(),
+        });
+        let mcp = Servers::start(
+            servers,
+            &registry.tools(),
+            McpOptions::new(gate).reserving(reserved),
+        );
         Ok(Host {
             location,
             data_dir,
@@ -244,6 +261,7 @@ impl HostBuilder {
             _plugin_tools: plugin_guards,
             _plugins: plugins,
             _builtins: builtins,
+            mcp,
         })
     }
 }
@@ -267,6 +285,8 @@ pub struct Host {
     /// Keeps the plugins' application tools registered while the host lives.
     _plugins: Vec<Plugins>,
     _builtins: Registration,
+    /// The MCP servers' connections, each holding its batch of tools; dropped with the host.
+    mcp: Servers,
 }
 
 impl Host {
@@ -330,6 +350,19 @@ impl Host {
     /// stayed booted.
     pub fn plugins(&self) -> &[PluginStatus] {
         &self.plugin_statuses
+    }
+
+    /// Each configured MCP server's status (connected or failed, the last error, its tools),
+    /// in name order.
+    pub fn mcp_status(&self) -> Vec<ServerStatus> {
+        self.mcp.status()
+    }
+
+    /// Waits until every configured MCP server was tried once (its tools registered, or its
+    /// failure recorded). Servers connect in the background from [`HostBuilder::build`] on;
+    /// a host that needs their tools in its first catalog waits here.
+    pub async fn mcp_ready(&self) {
+        self.mcp.ready().await;
     }
 
     /// The catalog for one turn outside any session: every tool the rules do not wholly

@@ -6,6 +6,7 @@
 mod config;
 mod errors;
 mod host;
+mod mcp;
 mod plugins;
 mod sessions;
 

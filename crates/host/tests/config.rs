@@ -186,7 +186,7 @@ fn outside_a_repository_only_the_location_is_read() {
 }
 
 #[test]
-fn mcp_is_reserved_and_kept() {
+fn mcp_servers_are_read_and_kept() {
     let fx = Fixture::new();
     fx.write_user(r#"{"mcp": {"docs": {"type": "remote", "url": "https://x"}}}"#);
     let config = fx.load().unwrap();

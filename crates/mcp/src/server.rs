@@ -134,13 +134,13 @@ impl McpServer {
             return Ok(Arc::clone(active));
         }
         let location = self.location(peer).await;
-        let active = self.start(&location, peer)?;
+        let active = self.start(&location, peer).await?;
         *slot = Some(Arc::clone(&active));
         Ok(active)
     }
 
     /// A session on the host of `location`, its asks routed to `peer`, its catalog watched.
-    fn start(
+    async fn start(
         &self,
         location: &std::path::Path,
         peer: &Peer<RoleServer>,
@@ -148,6 +148,8 @@ impl McpServer {
         let asker: Arc<dyn Asker> = self.inner.router.clone();
         let host = (self.inner.options.build)(location, asker)
             .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+        // The consumed MCP servers' tools are re-exported: the first catalog has them.
+        host.mcp_ready().await;
         let active = Arc::new(Active::new(host, Arc::clone(&self.inner.router)));
         self.inner.router.attach(&active.session, peer.clone());
         catalog::watch(&active, Arc::clone(&self.inner.known), peer.clone());
@@ -172,7 +174,7 @@ impl McpServer {
         if tackle_host::location(&location).is_ok_and(|dir| dir == old.host.location()) {
             return;
         }
-        match self.start(&location, peer) {
+        match self.start(&location, peer).await {
             Ok(active) => {
                 *slot = Some(Arc::clone(&active));
                 drop(slot);

@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use crate::input::{InputSchema, Problem, input_failure};
 use crate::tool::{Runtime, Schema, SettleFuture, default_content, invalid_output};
-use crate::{Content, Context, InvalidSchema, Tool, ToolError, ToolOutput};
+use crate::{Content, Context, InvalidSchema, Rendered, Tool, ToolError, ToolOutput};
 
-type DynFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send>>;
+type DynFuture = Pin<Box<dyn Future<Output = Result<Rendered<Value>, ToolError>> + Send>>;
 type DynExecute = Box<dyn Fn(Value, Context) -> DynFuture + Send + Sync>;
 type DynModel = Box<dyn Fn(&Value) -> Vec<Content> + Send + Sync>;
 
@@ -26,6 +26,8 @@ pub struct DynamicTool {
     output_schema: Option<Value>,
     execute: DynExecute,
     model_output: Option<DynModel>,
+    /// The closure renders the model's content itself ([`Tool::dynamic_rendered`]).
+    rendered: bool,
 }
 
 impl fmt::Debug for DynamicTool {
@@ -52,8 +54,34 @@ impl Tool {
             description: description.into(),
             input_schema,
             output_schema: None,
+            execute: Box::new(move |input, ctx| {
+                let run = execute(input, ctx);
+                Box::pin(async move { run.await.map(|value| Rendered::new(value, Vec::new())) })
+            }),
+            model_output: None,
+            rendered: false,
+        }
+    }
+
+    /// Like [`Tool::dynamic`], for a closure that renders what the model reads beside the
+    /// value it returns (a proxied tool whose result carries text and images): the output
+    /// schema checks the value, and the model reads the rendered content, moved, not copied.
+    pub fn dynamic_rendered<F, Fut>(
+        description: impl Into<String>,
+        input_schema: Value,
+        execute: F,
+    ) -> DynamicTool
+    where
+        F: Fn(Value, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Rendered<Value>, ToolError>> + Send + 'static,
+    {
+        DynamicTool {
+            description: description.into(),
+            input_schema,
+            output_schema: None,
             execute: Box::new(move |input, ctx| Box::pin(execute(input, ctx))),
             model_output: None,
+            rendered: true,
         }
     }
 }
@@ -92,6 +120,7 @@ impl DynamicTool {
             output,
             execute: self.execute,
             model_output: self.model_output,
+            rendered: self.rendered,
         };
         Ok(Tool::from_runtime(
             self.description,
@@ -122,6 +151,7 @@ struct DynamicRuntime {
     output: Option<Validator>,
     execute: DynExecute,
     model_output: Option<DynModel>,
+    rendered: bool,
 }
 
 impl Runtime for DynamicRuntime {
@@ -139,7 +169,11 @@ impl Runtime for DynamicRuntime {
     fn run<'a>(&'a self, input: &'a Value, ctx: &'a Context) -> SettleFuture<'a> {
         Box::pin(async move {
             self.check(input)?;
-            let output = (self.execute)(input.clone(), ctx.clone()).await?;
+            let Rendered {
+                output,
+                content: rendered,
+                frame,
+            } = (self.execute)(input.clone(), ctx.clone()).await?;
             if let Some(validator) = &self.output {
                 let problems = violations(validator, &output);
                 if !problems.is_empty() {
@@ -154,13 +188,16 @@ impl Runtime for DynamicRuntime {
                 }
             }
             let content = match &self.model_output {
+                _ if self.rendered => rendered.into_iter().map(Content::into_output).collect(),
                 Some(project) => project(&output)
                     .into_iter()
                     .map(Content::into_output)
                     .collect(),
                 None => default_content(&output),
             };
-            Ok(ToolOutput::new(output, content))
+            let mut output = ToolOutput::new(output, content);
+            output.frame = frame;
+            Ok(output)
         })
     }
 }

@@ -54,10 +54,50 @@ pub struct ConfigFile {
     /// Where `skill` looks for skills besides the project's and the user's usual directories.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skills: Option<SkillsConfig>,
-    /// Reserved for MCP servers (a later release): accepted and kept, not used yet.
+    /// MCP servers whose tools are offered as `<server>_<tool>`, by server name (opencode's
+    /// shape). Only the user's files, `--config` and trusted projects may set it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "reserved_schema")]
-    pub mcp: Option<serde_json::Map<String, Value>>,
+    pub mcp: Option<BTreeMap<String, McpServerConfig>>,
+}
+
+/// One MCP server: a local process (`type: local`, `command`) or a streamable HTTP endpoint
+/// (`type: remote`, `url`). Values of `environment` and `headers` may name a variable of
+/// tackle's environment as `{env:NAME}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// `local` (a process speaking MCP on stdio) or `remote` (streamable HTTP).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<McpKind>,
+    /// The program and its arguments (local servers), run in the Location.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
+    /// Variables added to the process's environment (local servers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<BTreeMap<String, String>>,
+    /// The endpoint (remote servers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Headers sent with every request (remote servers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<BTreeMap<String, String>>,
+    /// `false` keeps the server configured but not connected (default `true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// Milliseconds connecting and each call may take (default 30000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub timeout: Option<u64>,
+}
+
+/// How an MCP server is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum McpKind {
+    /// A process speaking MCP on its standard input and output.
+    Local,
+    /// A streamable HTTP endpoint.
+    Remote,
 }
 
 /// The settings of one agent.
@@ -246,13 +286,6 @@ fn permission_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
                 }
             }
         ]
-    })
-}
-
-fn reserved_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "description": "Reserved for MCP servers (a later release): accepted and kept, not used yet.",
-        "type": "object"
     })
 }
 

@@ -30,8 +30,8 @@ use serde_json::{Map, Value};
 use tackle_permission::{Effect, RuleOrigin, Ruleset, parse_permission};
 
 pub use file::{
-    AgentConfig, BashConfig, ConfigFile, OutputConfig, Provider, ReadConfig, SearchConfig,
-    SkillsConfig, WebfetchConfig, WebsearchConfig, schema,
+    AgentConfig, BashConfig, ConfigFile, McpKind, McpServerConfig, OutputConfig, Provider,
+    ReadConfig, SearchConfig, SkillsConfig, WebfetchConfig, WebsearchConfig, schema,
 };
 pub use layers::{
     ENVIRONMENT_KEYS, Layer, Origin, PROJECT_FILES, USER_FILES, project_dirs, variable,

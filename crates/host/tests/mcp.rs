@@ -1,0 +1,218 @@
+//! MCP servers configured for a host: their tools reach the model only through the registry's
+//! snapshot and settle, under the permission rules, with the host's bounds.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use tackle_host::{Host, HostError, McpState};
+use tackle_permission::{AnswerAll, Reply};
+use tackle_tool_core::{Call, ResultValue};
+
+use crate::Fixture;
+
+/// A server written with the official Python SDK: `ping`, `env` (one variable of its
+/// environment) and `lines` (many lines), none annotated (so destructive by the protocol's
+/// default), and `peek`, marked read-only.
+const SERVER: &str = r#"
+import os
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+srv = MCPServer("py")
+
+@srv.tool()
+def ping(word: str) -> str:
+    return f"pong {word}"
+
+@srv.tool()
+def env(name: str) -> str:
+    return os.environ.get(name, "<unset>")
+
+@srv.tool()
+def lines(count: int) -> str:
+    return "".join(f"line {i}\n" for i in range(count))
+
+@srv.tool(annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False))
+def peek() -> str:
+    return "peeked"
+
+srv.run()
+"#;
+
+fn python() -> PathBuf {
+    let python =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/mcp-venv/bin/python");
+    assert!(
+        python.exists(),
+        "the MCP Python SDK is not installed at {}: run .ci/mcp-clients.sh once",
+        python.display()
+    );
+    python
+}
+
+/// The user's configuration with the server `py` and `extra` settings merged in.
+fn configure(fx: &Fixture, extra: serde_json::Value) {
+    let script = fx.write("server.py", SERVER);
+    let mut config = json!({
+        "mcp": {"py": {
+            "type": "local",
+            "command": [python(), script],
+            "environment": {"GREETING": "hello {env:WHO}"},
+            "timeout": 60000
+        }}
+    });
+    if let (Some(config), serde_json::Value::Object(extra)) = (config.as_object_mut(), extra) {
+        config.extend(extra);
+    }
+    fx.write_user(&config.to_string());
+}
+
+async fn host(fx: &Fixture, reply: Reply) -> Host {
+    let host = Host::builder(fx.location())
+        .data_dir(fx.data.path())
+        .env(fx.env())
+        .asker(Arc::new(AnswerAll(reply)))
+        .build()
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(60), host.mcp_ready())
+        .await
+        .unwrap();
+    host
+}
+
+fn text(result: ResultValue) -> String {
+    match result {
+        ResultValue::Text(text) | ResultValue::Error(text) => text,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_configured_server_s_tools_settle_with_the_permission_rules() {
+    let mut fx = Fixture::new();
+    fx.var("WHO", "world");
+    configure(&fx, json!({"permission": {"py_*": "allow"}}));
+    let host = host(&fx, Reply::Reject { message: None }).await;
+    let status = host.mcp_status();
+    assert_eq!(status.len(), 1);
+    assert_eq!(status[0].state, McpState::Connected, "{status:?}");
+    assert_eq!(status[0].tools.len(), 4);
+
+    let session = host.create_session();
+    let pong = session
+        .settle(&Call::new("c1", "py_ping", json!({"word": "hi"})))
+        .await
+        .unwrap();
+    assert_eq!(text(pong.into_result()), "pong hi");
+    // `{env:WHO}` comes from the host's environment.
+    let greeting = session
+        .settle(&Call::new("c2", "py_env", json!({"name": "GREETING"})))
+        .await
+        .unwrap();
+    assert_eq!(text(greeting.into_result()), "hello world");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deny_hides_a_server_s_tools_and_the_default_asks() {
+    let fx = Fixture::new();
+    configure(&fx, json!({"permission": {"py_lines": "deny"}}));
+    // Every ask is declined.
+    let host = host(&fx, Reply::Reject { message: None }).await;
+    let snapshot = host.materialize();
+    assert!(snapshot.contains("py_ping"));
+    assert!(!snapshot.contains("py_lines"));
+    let session = host.create_session();
+    let hidden = session
+        .settle(&Call::new("c1", "py_lines", json!({"count": 1})))
+        .await
+        .unwrap();
+    assert_eq!(text(hidden.into_result()), "Unknown tool: py_lines");
+    // Nothing allows `py_ping`: the default rule asks, and the declined ask halts the call.
+    let asked = session
+        .settle(&Call::new("c2", "py_ping", json!({"word": "x"})))
+        .await;
+    assert!(asked.is_err(), "{asked:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_catch_all_allow_does_not_cover_destructive_tools() {
+    let fx = Fixture::new();
+    configure(
+        &fx,
+        json!({"permission": {"*": "allow", "py_env": "allow"}}),
+    );
+    let host = host(&fx, Reply::Reject { message: None }).await;
+    let session = host.create_session();
+    // Read-only by the server's word: the catch-all allows it.
+    let peek = session
+        .settle(&Call::new("c1", "py_peek", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(text(peek.into_result()), "peeked");
+    // Destructive (no annotations): asked despite `"*": "allow"`, and declined.
+    let ping = session
+        .settle(&Call::new("c2", "py_ping", json!({"word": "x"})))
+        .await;
+    assert!(ping.is_err(), "{ping:?}");
+    // A rule naming the tool allows it.
+    let env = session
+        .settle(&Call::new("c3", "py_env", json!({"name": "HOME"})))
+        .await
+        .unwrap();
+    assert!(!env.is_error());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_are_bounded_by_the_host_s_output_limits() {
+    let fx = Fixture::new();
+    configure(
+        &fx,
+        json!({"permission": {"py_*": "allow"}, "output": {"max_lines": 50}}),
+    );
+    let host = host(&fx, Reply::Once).await;
+    let settled = host
+        .create_session()
+        .settle(&Call::new("c1", "py_lines", json!({"count": 5000})))
+        .await
+        .unwrap();
+    assert!(settled.truncated());
+    assert!(!settled.references().is_empty());
+    assert!(text(settled.into_result()).lines().count() <= 50);
+}
+
+#[test]
+fn an_untrusted_project_cannot_add_servers() {
+    let fx = Fixture::new();
+    fx.write(
+        "tackle.json",
+        r#"{"mcp": {"evil": {"type": "local", "command": ["/bin/false"]}}}"#,
+    );
+    let host = Host::builder(fx.location())
+        .data_dir(fx.data.path())
+        .env(fx.env())
+        .build()
+        .unwrap();
+    assert!(host.mcp_status().is_empty());
+    assert!(
+        host.config().warnings.iter().any(|w| w.contains("mcp")),
+        "{:?}",
+        host.config().warnings
+    );
+}
+
+#[test]
+fn a_server_without_its_command_is_a_configuration_error() {
+    let fx = Fixture::new();
+    fx.write_user(r#"{"mcp": {"broken": {"type": "local"}}}"#);
+    let err = Host::builder(fx.location())
+        .data_dir(fx.data.path())
+        .env(fx.env())
+        .build()
+        .unwrap_err();
+    let HostError::Config(err) = err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(err.path, "mcp.broken.command");
+    assert_eq!(err.message, "a local server needs a command");
+}

@@ -1,0 +1,145 @@
+//! Opening one connection: the process or HTTP endpoint, and the MCP handshake.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use process_wrap::tokio::{CommandWrap, ProcessGroup};
+use rmcp::ServiceExt as _;
+use rmcp::handler::client::ClientHandler;
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use tokio::io::AsyncReadExt as _;
+use tokio::sync::mpsc;
+
+use crate::config::{ServerConfig, Transport};
+use crate::error::McpClientError;
+
+/// How much of a server's standard error is kept to explain why it went away.
+const STDERR_TAIL: usize = 2048;
+
+/// The client side of one connection: it only forwards `tools/list_changed`.
+pub(crate) struct Handler {
+    list_changed: mpsc::UnboundedSender<()>,
+}
+
+impl ClientHandler for Handler {
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        // The supervisor may be gone already; then nobody needs to hear it.
+        let _ = self.list_changed.send(());
+        std::future::ready(())
+    }
+}
+
+/// A live connection.
+pub(crate) struct Connection {
+    pub(crate) service: RunningService<RoleClient, Handler>,
+    pub(crate) list_changed: mpsc::UnboundedReceiver<()>,
+    /// The end of the server's standard error (local servers).
+    pub(crate) stderr: Arc<Mutex<String>>,
+}
+
+impl Connection {
+    /// The end of what the server wrote to its standard error, trimmed.
+    pub(crate) fn tail(stderr: &Mutex<String>) -> String {
+        stderr
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .trim()
+            .to_owned()
+    }
+}
+
+/// Starts the server and completes the handshake (the caller bounds it with the timeout).
+pub(crate) async fn connect(config: &ServerConfig) -> Result<Connection, McpClientError> {
+    let (tx, list_changed) = mpsc::unbounded_channel();
+    let handler = Handler { list_changed: tx };
+    let stderr = Arc::new(Mutex::new(String::new()));
+    let service = match &config.transport {
+        Transport::Local {
+            command,
+            base_env,
+            environment,
+            cwd,
+        } => {
+            let Some((program, args)) = command.split_first() else {
+                return Err(McpClientError::Config("the command is empty".to_owned()));
+            };
+            let mut cmd = tokio::process::Command::new(program);
+            if let Some(base) = base_env {
+                cmd.env_clear().envs(base.iter().map(|(k, v)| (k, v)));
+            }
+            cmd.args(args).envs(environment);
+            if let Some(cwd) = cwd {
+                cmd.current_dir(cwd);
+            }
+            // Its own process group, so stopping it also stops what it started (`npx` runs
+            // the server as a child).
+            let mut wrapped = CommandWrap::from(cmd);
+            wrapped.wrap(ProcessGroup::leader());
+            let (transport, err) = TokioChildProcess::builder(wrapped)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|source| McpClientError::Spawn {
+                    command: program.clone(),
+                    source,
+                })?;
+            if let Some(mut err) = err {
+                let tail = Arc::clone(&stderr);
+                tokio::spawn(async move {
+                    let mut buf = vec![0; 4096];
+                    while let Ok(n) = err.read(&mut buf).await {
+                        if n == 0 {
+                            break;
+                        }
+                        let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
+                        tail.push_str(&String::from_utf8_lossy(&buf[..n]));
+                        if tail.len() > STDERR_TAIL {
+                            let mut cut = tail.len() - STDERR_TAIL;
+                            while !tail.is_char_boundary(cut) {
+                                cut += 1;
+                            }
+                            tail.drain(..cut);
+                        }
+                    }
+                });
+            }
+            handler
+                .serve(transport)
+                .await
+                .map_err(|err| McpClientError::Protocol(err.to_string()))?
+        }
+        Transport::Remote { url, headers } => {
+            let mut custom = HashMap::new();
+            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            for (key, value) in headers {
+                if key.eq_ignore_ascii_case("authorization")
+                    && let Some(token) = value.strip_prefix("Bearer ")
+                {
+                    config = config.auth_header(token);
+                    continue;
+                }
+                let name = http::HeaderName::try_from(key.as_str())
+                    .map_err(|err| McpClientError::Config(format!("header {key}: {err}")))?;
+                let value = http::HeaderValue::try_from(value.as_str())
+                    .map_err(|err| McpClientError::Config(format!("header {key}: {err}")))?;
+                custom.insert(name, value);
+            }
+            let transport =
+                StreamableHttpClientTransport::from_config(config.custom_headers(custom));
+            handler
+                .serve(transport)
+                .await
+                .map_err(|err| McpClientError::Protocol(err.to_string()))?
+        }
+    };
+    Ok(Connection {
+        service,
+        list_changed,
+        stderr,
+    })
+}
