@@ -15,6 +15,7 @@ mod call;
 mod config_cmd;
 mod error;
 mod generate;
+mod logging;
 mod options;
 mod permission_cmd;
 mod question;
@@ -57,6 +58,10 @@ struct Cli {
     /// data directory, e.g. ~/.local/share/tackle).
     #[arg(long, global = true, value_name = "DIR")]
     data_dir: Option<PathBuf>,
+    /// Log each settle, permission decision and process to stderr (-vv: more); RUST_LOG
+    /// takes tracing-subscriber directives instead.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
 }
 
 #[derive(Debug, Subcommand)]
@@ -201,6 +206,7 @@ fn main() -> ExitCode {
         eprintln!("tackle: warning: cannot protect this process from its commands: {err}");
     }
     let cli = Cli::parse();
+    logging::init(cli.verbose);
     // One call, or one listing, per process: worker threads would cost more to start than
     // they could save. Blocking work still runs on tokio's blocking pool.
     let runtime = match tokio::runtime::Builder::new_current_thread()

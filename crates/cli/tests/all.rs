@@ -6,6 +6,7 @@ mod call;
 mod config;
 mod crash;
 mod generate;
+mod logs;
 mod permission;
 mod redact;
 mod serve;

@@ -22,6 +22,9 @@
 //! - [`Materialization::settle_batch`] settles one turn's calls: those of read-only tools
 //!   ([`ToolClass`](tackle_tool_core::ToolClass)) side by side, every other one alone and in
 //!   call order on its Location; the results come back in call order.
+//! - Every settle is a `tracing` span (`settle`: tool, call id, session, agent, duration,
+//!   result type, bytes in and out, truncated, managed reference); a host that keeps its own
+//!   record of calls gives the registry a [`SettleObserver`]. Neither can change a result.
 //! - The registry authorizes nothing and never depends on `tackle-permission`: catalog
 //!   filtering sees only the [`Visibility`](tackle_tool_core::Visibility) trait.
 
@@ -32,12 +35,14 @@ mod batch;
 mod error;
 mod inner;
 mod layer;
+mod observe;
 mod registry;
 mod snapshot;
 
 pub use application::ApplicationTools;
 pub use error::SettleError;
 pub use layer::Registration;
+pub use observe::{SettleObserver, SettleRecord};
 pub use registry::{ToolRegistry, Tools};
 pub use snapshot::{Materialization, Settlement};
 

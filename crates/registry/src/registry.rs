@@ -8,6 +8,7 @@ use tackle_tool_core::{RegistrationError, Tool, Visibility};
 use crate::application::ApplicationTools;
 use crate::inner::{LocalState, RegistryInner};
 use crate::layer::{Registration, lock, register_with};
+use crate::observe::SettleObserver;
 use crate::snapshot::Materialization;
 
 /// The tools of one Location (workspace directory): the shared application layer, this
@@ -23,11 +24,30 @@ impl ToolRegistry {
     /// A registry for one Location over the process's `application` tools; successful results
     /// are bounded by `store`.
     pub fn new(application: &ApplicationTools, store: OutputStore) -> Self {
+        Self::build(application, store, None)
+    }
+
+    /// Like [`new`](Self::new), telling `observer` of every call any snapshot of this registry
+    /// settles (a host's audit log).
+    pub fn with_observer(
+        application: &ApplicationTools,
+        store: OutputStore,
+        observer: Arc<dyn SettleObserver>,
+    ) -> Self {
+        Self::build(application, store, Some(observer))
+    }
+
+    fn build(
+        application: &ApplicationTools,
+        store: OutputStore,
+        observer: Option<Arc<dyn SettleObserver>>,
+    ) -> Self {
         let inner = RegistryInner {
             app: application.clone(),
             store,
             state: Mutex::new(LocalState::default()),
             order: tokio::sync::RwLock::new(()),
+            observer,
         };
         Self {
             inner: Arc::new(inner),

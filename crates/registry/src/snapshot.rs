@@ -1,6 +1,7 @@
 //! Snapshots of the effective tools and the settle boundary.
 
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -9,8 +10,11 @@ use tackle_tool_core::{
     Call, Context, Defect, Definition, ResultValue, Tool, ToolError, ToolOutput, Visibility,
 };
 
+use tracing::Instrument as _;
+
 use crate::SettleError;
 use crate::inner::RegistryInner;
+use crate::observe::{self, SettleRecord};
 
 #[derive(Debug, Clone)]
 struct SnapEntry {
@@ -276,7 +280,39 @@ impl Materialization {
     /// measured, shown or saved.
     ///
     /// Once the tool starts, it finishes even if its registration goes away meanwhile.
+    ///
+    /// Every settle is a `tracing` span named `settle` (tool, call id, session, agent, then
+    /// duration, result type, bytes in and out, truncated, the first managed reference), and
+    /// the registry's [`SettleObserver`](crate::SettleObserver), if any, is told of it.
     pub async fn settle(&self, call: &Call, ctx: &Context) -> Result<Settlement, SettleError> {
+        let span = observe::span(call, ctx);
+        let observer = self.registry.observer.as_deref();
+        if span.is_disabled() && observer.is_none() {
+            return self.settle_resolved(call, ctx).await;
+        }
+        let started = Instant::now();
+        let outcome = self
+            .settle_resolved(call, ctx)
+            .instrument(span.clone())
+            .await;
+        let resolved = self.resolve(&call.name);
+        let record = SettleRecord {
+            call,
+            context: ctx,
+            tool: resolved.map(|(name, _)| name),
+            action: resolved.map(|(name, entry)| entry.tool.permission(name)),
+            duration: started.elapsed(),
+            outcome: outcome.as_ref(),
+            bytes_in: observe::json_len(&call.input),
+        };
+        observe::record_on(&span, &record);
+        if let Some(observer) = observer {
+            observer.settled(&record);
+        }
+        outcome
+    }
+
+    async fn settle_resolved(&self, call: &Call, ctx: &Context) -> Result<Settlement, SettleError> {
         let store = &self.registry.store;
         let Some((name, entry)) = self.resolve(&call.name) else {
             let message = format!("Unknown tool: {}", call.name);

@@ -9,3 +9,4 @@ mod registration;
 mod session;
 mod settle;
 mod support;
+mod trace;

@@ -20,7 +20,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::process::Stdio;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use process_wrap::std::{CommandWrap, ProcessGroup, ProcessSession};
 use rustix::fs::{Mode, OFlags};
@@ -30,7 +30,7 @@ use tackle_tool_core::ProgressSink;
 use tokio_util::sync::CancellationToken;
 
 use super::group::GroupGuard;
-use super::supervise::{Finished, Outcome, Watch, supervise};
+use super::supervise::{Ending, Finished, Outcome, Watch, supervise};
 use super::tree::{self, Tree};
 use crate::blocking::blocking;
 
@@ -89,11 +89,26 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
     } else {
         wrapped.wrap(ProcessGroup::leader());
     }
+    let started = Instant::now();
     let mut child = wrapped.spawn().map_err(spawn_error)?;
     let leader = i32::try_from(child.id())
         .ok()
         .and_then(Pid::from_raw)
         .ok_or_else(|| spawn_error(io::Error::other("the child has no process id")))?;
+    tracing::debug!(
+        pid = leader.as_raw_nonzero().get(),
+        command = job.command,
+        "process started"
+    );
+    let ended = |exit: &dyn std::fmt::Display| {
+        tracing::info!(
+            pid = leader.as_raw_nonzero().get(),
+            command = job.command,
+            exit = %exit,
+            duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "process ended"
+        );
+    };
     // From here on, dropping the guard (with the watch, if it never runs) ends the group.
     let guard = GroupGuard::new(leader);
     let streams = [
@@ -125,9 +140,21 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
     // sees the wake pipe hang up and, unless already done, terminates the group.
     let outcome = tokio::select! {
         joined = supervised => joined,
-        () = cancel.cancelled() => return Err(RunError::Cancelled),
+        () = cancel.cancelled() => {
+            ended(&"cancelled");
+            return Err(RunError::Cancelled);
+        }
     };
     drop(wake_sender);
+    match &outcome {
+        Ok(Outcome::Finished(finished)) => match finished.ending {
+            Ending::Exited(status) => ended(&status),
+            Ending::TimedOut => ended(&"timed out"),
+        },
+        Ok(Outcome::Abandoned) => ended(&"cancelled"),
+        Ok(Outcome::Failed(err)) => ended(err),
+        Err(stopped) => ended(stopped),
+    }
     match outcome {
         Ok(Outcome::Finished(finished)) => Ok(finished),
         Ok(Outcome::Abandoned) => Err(RunError::Cancelled),
