@@ -29,6 +29,14 @@ pub(crate) enum CliError {
     Scratch(#[source] std::io::Error),
     #[error("cannot encode JSON: {0}")]
     Json(#[source] serde_json::Error),
+    #[error("no audit log is configured: set audit.path (or pass --file)")]
+    NoAuditLog,
+    #[error("cannot read the audit log {path}: {source}")]
+    Audit {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl From<tackle_registry::SettleError> for CliError {

@@ -11,6 +11,7 @@
 //! configuration included), a halt or a call that could not be settled at all.
 
 mod asker;
+mod audit_cmd;
 mod call;
 mod config_cmd;
 mod error;
@@ -154,6 +155,12 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Read the audit log (`audit.path`): every call and permission decision.
+    #[command(after_help = "Examples:\n  tackle audit tail -n 50\n  tackle audit show 42")]
+    Audit {
+        #[command(subcommand)]
+        command: audit_cmd::AuditCommand,
+    },
     /// Serve every tool to an MCP client over stdio (one connection, one session).
     #[command(
         after_help = "Examples:\n  tackle serve\n  tackle serve --dir ~/src/app --ask allow-once\n\nMCP client configuration: {\"command\": [\"tackle\", \"serve\"]}"
@@ -263,6 +270,7 @@ fn main() -> ExitCode {
             Command::Trust { dir, list: false } => {
                 trust_cmd::trust(dir.as_deref(), data_dir.as_deref())
             }
+            Command::Audit { command } => audit_cmd::run(&command, data_dir.as_deref()),
             Command::Serve(args) => serve::run(&args, data_dir.as_deref()).await,
             Command::Untrust { dir } => trust_cmd::untrust(dir.as_deref(), data_dir.as_deref()),
             Command::Completions { shell } => generate::completions(shell),

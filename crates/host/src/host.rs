@@ -16,6 +16,7 @@ use tackle_registry::{
 };
 use tackle_tool_core::{Call, Context, Tool};
 
+use crate::audit::AuditLog;
 use crate::config::{Config, Sources};
 use crate::env::Environment;
 use crate::error::HostError;
@@ -136,6 +137,8 @@ impl HostBuilder {
         let paging = tackle_builtins::read::paging_hint(&store_config.budget());
         let secrets = tackle_builtins::bash::scrubbed_values(&bash);
         let store = OutputStore::new(store_config.with_paging(paging).with_redactions(secrets));
+        // The audit log redacts what the store redacts.
+        let audit = AuditLog::from_config(&config, &data_dir, &store);
         let asker = self
             .asker
             .unwrap_or_else(|| Arc::new(AnswerAll(Reply::Reject { message: None })));
@@ -148,9 +151,12 @@ impl HostBuilder {
         for (name, rules) in &config.agents {
             agents.define(name.clone(), rules.clone());
         }
-        let permission = Permission::new(config.rules.clone(), saved, asker)
+        let mut permission = Permission::new(config.rules.clone(), saved, asker)
             .with_protected(protected)
             .with_agents(agents);
+        if let Some(audit) = &audit {
+            permission = permission.with_observer(Arc::new(audit.clone()));
+        }
         let mut services = LocationServices::new(
             Location::new(&location).map_err(HostError::Builtins)?,
             permission.clone(),
@@ -177,7 +183,12 @@ impl HostBuilder {
             None => tackle_builtins::builtin_tools(&services),
         };
         let application = self.application.unwrap_or_default();
-        let registry = ToolRegistry::new(&application, store.clone());
+        let registry = match &audit {
+            Some(audit) => {
+                ToolRegistry::with_observer(&application, store.clone(), Arc::new(audit.clone()))
+            }
+            None => ToolRegistry::new(&application, store.clone()),
+        };
         let builtins = registry
             .tools()
             .register(tools)
@@ -191,6 +202,7 @@ impl HostBuilder {
             services,
             store,
             sessions: Mutex::default(),
+            audit,
             _builtins: builtins,
         })
     }
@@ -209,6 +221,7 @@ pub struct Host {
     store: OutputStore,
     /// What each session registered, held until the session is deleted.
     sessions: Mutex<BTreeMap<String, Vec<Registration>>>,
+    audit: Option<AuditLog>,
     _builtins: Registration,
 }
 
@@ -258,6 +271,11 @@ impl Host {
     /// The output store.
     pub fn store(&self) -> &OutputStore {
         &self.store
+    }
+
+    /// The audit log, when the configuration turns it on (`audit.path`).
+    pub fn audit(&self) -> Option<&AuditLog> {
+        self.audit.as_ref()
     }
 
     /// The Location's registry (register Location tools through `registry().tools()`).

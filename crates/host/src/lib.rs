@@ -10,6 +10,9 @@
 //! builtins registered. [`Host::materialize`] snapshots the catalog with the rules as filter;
 //! [`Session::settle`] settles a call in a session, with the session's agent in the context.
 //!
+//! With `audit.path` configured, every settled call and permission decision is also a record
+//! in an append-only JSON Lines [audit log](audit), written off the call's path.
+//!
 //! Layering: this crate sits below the `tackle` binary and above builtins, registry,
 //! permission and output-store; it owns the wiring (which builtin gets which setting), the
 //! configuration files and the trust records, and no tool behaviour.
@@ -24,6 +27,7 @@
 //! [`ToolRegistry`]: tackle_registry::ToolRegistry
 #![deny(missing_docs)]
 
+pub mod audit;
 pub mod config;
 mod env;
 mod error;
