@@ -16,6 +16,7 @@ mod call;
 mod config_cmd;
 mod error;
 mod generate;
+mod live;
 mod logging;
 mod options;
 mod permission_cmd;

@@ -7,6 +7,7 @@ mod call;
 mod config;
 mod crash;
 mod generate;
+mod live;
 mod logs;
 mod permission;
 mod redact;
