@@ -37,6 +37,7 @@ mod inner;
 mod layer;
 mod observe;
 mod registry;
+mod settlement;
 mod snapshot;
 
 pub use application::ApplicationTools;
@@ -44,7 +45,8 @@ pub use error::SettleError;
 pub use layer::Registration;
 pub use observe::{SettleObserver, SettleRecord};
 pub use registry::{ToolRegistry, Tools};
-pub use snapshot::{Materialization, Settlement};
+pub use settlement::Settlement;
+pub use snapshot::Materialization;
 
 // The README's examples are compiled and run as doc tests here, where every crate they use
 // is a dependency.

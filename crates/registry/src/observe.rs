@@ -15,7 +15,7 @@ use tracing::Span;
 use tracing::field::Empty;
 
 use crate::SettleError;
-use crate::snapshot::Settlement;
+use crate::settlement::Settlement;
 
 /// Told of every call a registry settles, once it has settled (successfully or not).
 ///
