@@ -11,7 +11,7 @@
 //! - Every record has a `seq` number, increasing across processes sharing the file (each
 //!   batch is appended under an exclusive lock, continuing from the file's last record).
 //! - A writer killed mid-line leaves a torn last line: the next writer ends it first, and
-//!   readers ([`read`]) skip it with a note instead of misreading it.
+//!   readers ([`read_log`]) skip it with a note instead of misreading it.
 //! - Rotated by size (`max_bytes`) to `<path>.1` ... `<path>.<keep>`.
 //! - Never file contents: the inputs of the tools that write files keep their paths and the
 //!   size of everything else, long strings elsewhere only their size; results are recorded by
