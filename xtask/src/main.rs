@@ -99,6 +99,12 @@ const BENCHES: &[Bench] = &[
         package: "tackle-registry",
         target: "settle",
     },
+    // The same name: `bench settle` also measures a settle watched by tracing and the audit log.
+    Bench {
+        name: "settle",
+        package: "tackle-host",
+        target: "settle_audit",
+    },
     Bench {
         name: "bound",
         package: "tackle-output-store",
@@ -249,7 +255,8 @@ pub(crate) fn cargo(root: &Path, args: &[&str]) -> Result<(), String> {
 }
 
 fn bench(root: &Path, args: &[String]) -> Result<(), String> {
-    let names: Vec<&str> = BENCHES.iter().map(|b| b.name).collect();
+    let mut names: Vec<&str> = BENCHES.iter().map(|b| b.name).collect();
+    names.dedup();
     let available = if names.is_empty() {
         "(none yet)".to_owned()
     } else {
@@ -263,17 +270,21 @@ fn bench(root: &Path, args: &[String]) -> Result<(), String> {
             "usage: cargo xtask bench <name> [args...]; available: {available}"
         ));
     };
-    let Some(bench) = BENCHES.iter().find(|b| b.name == name) else {
+    let matching: Vec<&Bench> = BENCHES.iter().filter(|b| b.name == name).collect();
+    if matching.is_empty() {
         return Err(format!("unknown bench `{name}`; available: {available}"));
-    };
-    let mut cargo_args = vec![
-        "bench",
-        "--package",
-        bench.package,
-        "--bench",
-        bench.target,
-        "--",
-    ];
-    cargo_args.extend(args[1..].iter().map(String::as_str));
-    cargo(root, &cargo_args)
+    }
+    for bench in matching {
+        let mut cargo_args = vec![
+            "bench",
+            "--package",
+            bench.package,
+            "--bench",
+            bench.target,
+            "--",
+        ];
+        cargo_args.extend(args[1..].iter().map(String::as_str));
+        cargo(root, &cargo_args)?;
+    }
+    Ok(())
 }

@@ -45,7 +45,15 @@ pub(crate) async fn run(
     if let Some(agent) = &args.agent {
         session = session.with_agent(agent);
     }
-    let settlement = session.settle(&call).await?;
+    // At a terminal, the person watching sees the command's output as it runs (stderr); the
+    // result printed below is the model's, unchanged.
+    let settlement = match crate::live::sink() {
+        Some(sink) => {
+            let ctx = session.context(&call).with_progress(sink);
+            session.materialize().settle(&call, &ctx).await?
+        }
+        None => session.settle(&call).await?,
+    };
     let json = args.json;
     if let Some(reason) = settlement.unsaved() {
         // The model's preview says the rest is lost; the user learns why.

@@ -31,6 +31,14 @@ pub(crate) enum CliError {
     Json(#[source] serde_json::Error),
     #[error("no MCP server named {0:?} is configured (see `tackle mcp list`)")]
     UnknownServer(String),
+    #[error("no audit log is configured: set audit.path (or pass --file)")]
+    NoAuditLog,
+    #[error("cannot read the audit log {path}: {source}")]
+    Audit {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl From<tackle_registry::SettleError> for CliError {

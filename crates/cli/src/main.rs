@@ -11,10 +11,13 @@
 //! configuration included), a halt or a call that could not be settled at all.
 
 mod asker;
+mod audit_cmd;
 mod call;
 mod config_cmd;
 mod error;
 mod generate;
+mod live;
+mod logging;
 mod mcp_cmd;
 mod options;
 mod permission_cmd;
@@ -58,6 +61,10 @@ struct Cli {
     /// data directory, e.g. ~/.local/share/tackle).
     #[arg(long, global = true, value_name = "DIR")]
     data_dir: Option<PathBuf>,
+    /// Log each settle, permission decision and process to stderr (-vv: more); RUST_LOG
+    /// takes tracing-subscriber directives instead.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
 }
 
 #[derive(Debug, Subcommand)]
@@ -156,6 +163,12 @@ enum Command {
         #[command(subcommand)]
         command: mcp_cmd::McpCommand,
     },
+    /// Read the audit log (`audit.path`): every call and permission decision.
+    #[command(after_help = "Examples:\n  tackle audit tail -n 50\n  tackle audit show 42")]
+    Audit {
+        #[command(subcommand)]
+        command: audit_cmd::AuditCommand,
+    },
     /// Serve every tool to an MCP client over stdio (one connection, one session).
     #[command(
         after_help = "Examples:\n  tackle serve\n  tackle serve --dir ~/src/app --ask allow-once\n\nMCP client configuration: {\"command\": [\"tackle\", \"serve\"]}"
@@ -208,6 +221,7 @@ fn main() -> ExitCode {
         eprintln!("tackle: warning: cannot protect this process from its commands: {err}");
     }
     let cli = Cli::parse();
+    logging::init(cli.verbose);
     // One call, or one listing, per process: worker threads would cost more to start than
     // they could save. Blocking work still runs on tokio's blocking pool.
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -264,6 +278,7 @@ fn main() -> ExitCode {
             Command::Trust { dir, list: false } => {
                 trust_cmd::trust(dir.as_deref(), data_dir.as_deref())
             }
+            Command::Audit { command } => audit_cmd::run(&command, data_dir.as_deref()),
             Command::Serve(args) => serve::run(&args, data_dir.as_deref()).await,
             Command::Mcp { command } => mcp_cmd::run(&command, data_dir.as_deref()).await,
             Command::Untrust { dir } => trust_cmd::untrust(dir.as_deref(), data_dir.as_deref()),

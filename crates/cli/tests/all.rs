@@ -2,11 +2,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on broken setup
 
+mod audit;
 mod call;
 mod config;
 mod consume;
 mod crash;
 mod generate;
+mod live;
+mod logs;
 mod permission;
 mod redact;
 mod serve;

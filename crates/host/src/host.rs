@@ -18,6 +18,7 @@ use tackle_registry::{
 };
 use tackle_tool_core::{Call, Context, Tool};
 
+use crate::audit::AuditLog;
 use crate::config::{Config, Sources};
 use crate::env::Environment;
 use crate::error::HostError;
@@ -165,6 +166,8 @@ impl HostBuilder {
         let paging = tackle_builtins::read::paging_hint(&store_config.budget());
         let secrets = tackle_builtins::bash::scrubbed_values(&bash);
         let store = OutputStore::new(store_config.with_paging(paging).with_redactions(secrets));
+        // The audit log redacts what the store redacts.
+        let audit = AuditLog::from_config(&config, &data_dir, &store);
         let asker = self
             .asker
             .unwrap_or_else(|| Arc::new(AnswerAll(Reply::Reject { message: None })));
@@ -177,9 +180,12 @@ impl HostBuilder {
         for (name, rules) in &config.agents {
             agents.define(name.clone(), rules.clone());
         }
-        let permission = Permission::new(config.rules.clone(), saved, asker)
+        let mut permission = Permission::new(config.rules.clone(), saved, asker)
             .with_protected(protected)
             .with_agents(agents);
+        if let Some(audit) = &audit {
+            permission = permission.with_observer(Arc::new(audit.clone()));
+        }
         let mut services = LocationServices::new(
             Location::new(&location).map_err(HostError::Builtins)?,
             permission.clone(),
@@ -224,7 +230,12 @@ impl HostBuilder {
             mcp::servers(&config, &env, &location)?
         };
         let reserved: Vec<String> = tools.iter().map(|(name, _)| name.clone()).collect();
-        let registry = ToolRegistry::new(&application, store.clone());
+        let registry = match &audit {
+            Some(audit) => {
+                ToolRegistry::with_observer(&application, store.clone(), Arc::new(audit.clone()))
+            }
+            None => ToolRegistry::new(&application, store.clone()),
+        };
         let builtins = registry
             .tools()
             .register(tools)
@@ -260,6 +271,7 @@ impl HostBuilder {
             plugin_statuses,
             _plugin_tools: plugin_guards,
             _plugins: plugins,
+            audit,
             _builtins: builtins,
             mcp,
         })
@@ -284,6 +296,7 @@ pub struct Host {
     _plugin_tools: Vec<Registration>,
     /// Keeps the plugins' application tools registered while the host lives.
     _plugins: Vec<Plugins>,
+    audit: Option<AuditLog>,
     _builtins: Registration,
     /// The MCP servers' connections, each holding its batch of tools; dropped with the host.
     mcp: Servers,
@@ -338,6 +351,11 @@ impl Host {
     /// The output store.
     pub fn store(&self) -> &OutputStore {
         &self.store
+    }
+
+    /// The audit log, when the configuration turns it on (`audit.path`).
+    pub fn audit(&self) -> Option<&AuditLog> {
+        self.audit.as_ref()
     }
 
     /// The Location's registry (register Location tools through `registry().tools()`).

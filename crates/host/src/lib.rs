@@ -12,6 +12,9 @@
 //! [`Plugin`]s (in-process extensions) register their tools through the same views, booted
 //! once for the process and once per Location ([`plugin`]).
 //!
+//! With `audit.path` configured, every settled call and permission decision is also a record
+//! in an append-only JSON Lines [audit log](audit), written off the call's path.
+//!
 //! Layering: this crate sits below the `tackle` binary and above builtins, registry,
 //! permission and output-store; it owns the wiring (which builtin gets which setting), the
 //! configuration files and the trust records, and no tool behaviour.
@@ -26,6 +29,7 @@
 //! [`ToolRegistry`]: tackle_registry::ToolRegistry
 #![deny(missing_docs)]
 
+pub mod audit;
 pub mod config;
 mod env;
 mod error;

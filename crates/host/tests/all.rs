@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on broken setup
 
+mod audit;
 mod config;
 mod errors;
 mod host;

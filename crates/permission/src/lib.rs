@@ -18,6 +18,9 @@
 //! [`Permission::subscribe`] ([`PermissionEvent`]) and answers with
 //! [`Permission::reply`], beside or instead of a blocking [`Asker`].
 //!
+//! Every decision of [`Permission::assert`] is a `tracing` event, and a host that keeps its own
+//! record (an audit log) gives the service a [`DecisionObserver`] ([`Permission::with_observer`]).
+//!
 //! Invariants:
 //! - Matching ([`matches()`], [`Pattern`]) never backtracks: its cost is linear in the input for
 //!   a given pattern, whatever the pattern.
@@ -37,6 +40,7 @@
 mod agent;
 mod config;
 mod decide;
+mod decision;
 mod error;
 mod events;
 mod explain;
@@ -51,6 +55,7 @@ mod wildcard;
 
 pub use agent::Agents;
 pub use config::{UnknownKeys, parse_agent_permission, parse_config, parse_permission};
+pub use decision::{Decision, DecisionObserver, Verdict};
 pub use error::PermissionError;
 pub use events::{EVENT_CAPACITY, PermissionEvent};
 pub use explain::{Decider, Explanation};

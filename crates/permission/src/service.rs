@@ -8,6 +8,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::agent::{Agents, Chains};
 use crate::decide::{self, SessionApprovals};
+use crate::decision::{DecisionObserver, Report};
 use crate::error::PermissionError;
 use crate::events::{Events, PermissionEvent};
 use crate::explain::Explanation;
@@ -16,8 +17,8 @@ use crate::request::{Asker, PendingRequest, Reply, Request};
 use crate::rule::Ruleset;
 use crate::saved::SavedApprovals;
 
-/// Outcome sent to a waiting [`Permission::assert`].
-type Outcome = Result<(), PermissionError>;
+/// Outcome sent to a waiting [`Permission::assert`]: the answer that allowed it, or why not.
+type Outcome = Result<Reply, PermissionError>;
 
 /// The permission service of one host: configured rules, saved approvals and the requests
 /// waiting for an answer. Clones share everything.
@@ -36,6 +37,8 @@ struct Inner {
     protected: Protected,
     state: Mutex<State>,
     events: Events,
+    /// Told of every decision (a host's audit log).
+    observer: Option<Arc<dyn DecisionObserver>>,
 }
 
 #[derive(Default)]
@@ -70,7 +73,7 @@ impl Permission {
     /// ([`Protected::from_env`]) always ask.
     pub fn new(rules: Ruleset, saved: SavedApprovals, asker: Arc<dyn Asker>) -> Self {
         let protected = Protected::from_env(|key| std::env::var_os(key));
-        Self::with_parts(rules, Agents::new(), saved, asker, protected)
+        Self::with_parts(rules, Agents::new(), saved, asker, protected, None)
     }
 
     /// The same rules, saved approvals and asker, with `protected` deciding which writes always
@@ -84,6 +87,7 @@ impl Permission {
             inner.saved.clone(),
             Arc::clone(&inner.asker),
             protected,
+            inner.observer.clone(),
         )
     }
 
@@ -100,6 +104,22 @@ impl Permission {
             inner.saved.clone(),
             Arc::clone(&inner.asker),
             inner.protected.clone(),
+            inner.observer.clone(),
+        )
+    }
+
+    /// The same service, telling `observer` of every decision [`assert`](Self::assert) makes
+    /// (a host's audit log). Meant for building: requests pending on `self` stay with `self`.
+    #[must_use]
+    pub fn with_observer(&self, observer: Arc<dyn DecisionObserver>) -> Self {
+        let inner = &self.inner;
+        Self::with_parts(
+            inner.rules.clone(),
+            inner.agents.clone(),
+            inner.saved.clone(),
+            Arc::clone(&inner.asker),
+            inner.protected.clone(),
+            Some(observer),
         )
     }
 
@@ -109,6 +129,7 @@ impl Permission {
         saved: SavedApprovals,
         asker: Arc<dyn Asker>,
         protected: Protected,
+        observer: Option<Arc<dyn DecisionObserver>>,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -120,6 +141,7 @@ impl Permission {
                 protected,
                 state: Mutex::new(State::default()),
                 events: Events::default(),
+                observer,
             }),
         }
     }
@@ -135,7 +157,24 @@ impl Permission {
     /// the asker is asked, and this waits for the first answer: the asker's, a
     /// [`reply`](Self::reply), an "always" that covers it, a reject in its session, or
     /// [`close`](Self::close). Dropping the future withdraws the request.
+    ///
+    /// Every decision is a `tracing` event (`permission decision`: action, resources, effect,
+    /// deciding rule and its origin, reply, verdict), and the service's
+    /// [`DecisionObserver`], if any, is told of it.
     pub async fn assert(&self, request: Request) -> Result<(), PermissionError> {
+        let report = Report::start(&request, self.inner.observer.as_ref(), |resource| {
+            let (session, agent) = (&request.session_id, &request.agent);
+            self.explain_in_session(session, agent, &request.action, resource)
+        });
+        let outcome = self.decide(request).await;
+        if let Some(report) = report {
+            report.finish(&outcome);
+        }
+        outcome.map(drop)
+    }
+
+    /// [`assert`](Self::assert)'s decision: the answer when the request was asked and allowed.
+    async fn decide(&self, request: Request) -> Result<Option<Reply>, PermissionError> {
         request.validate()?;
         let request = self.inner.protect(request);
         if let Some(blocked) = self.inner.blocked(&request) {
@@ -146,7 +185,7 @@ impl Permission {
             // slip between the check and the queueing.
             let mut state = self.inner.lock();
             if !request.always_ask && self.inner.allowed(&state, &request) {
-                return Ok(());
+                return Ok(None);
             }
             if state.closed {
                 return Err(PermissionError::Declined);
@@ -194,7 +233,7 @@ impl Permission {
             }
         };
         // The sender is only dropped without a value by `Withdraw`, which runs after this.
-        outcome.unwrap_or(Err(PermissionError::Declined))
+        outcome.unwrap_or(Err(PermissionError::Declined)).map(Some)
     }
 
     /// Answers the pending request `request_id` (see [`Reply`]). An "always" whose approvals
@@ -215,7 +254,7 @@ impl Permission {
             Reply::Once => {
                 let waiting = state.pending.remove(index);
                 self.inner.events.replied(&waiting.pending, Reply::Once);
-                let _ = waiting.done.send(Ok(()));
+                let _ = waiting.done.send(Ok(Reply::Once));
             }
             Reply::Always | Reply::Session => {
                 let waiting = state.pending.remove(index);
@@ -235,7 +274,7 @@ impl Permission {
                     state = self.inner.lock();
                 }
                 self.inner.events.replied(&waiting.pending, reply.clone());
-                let _ = waiting.done.send(Ok(()));
+                let _ = waiting.done.send(Ok(reply.clone()));
                 let mut i = 0;
                 while i < state.pending.len() {
                     let request = &state.pending[i].pending.request;
@@ -246,7 +285,7 @@ impl Permission {
                     {
                         let waiting = state.pending.remove(i);
                         self.inner.events.replied(&waiting.pending, reply.clone());
-                        let _ = waiting.done.send(Ok(()));
+                        let _ = waiting.done.send(Ok(reply.clone()));
                     } else {
                         i += 1;
                     }

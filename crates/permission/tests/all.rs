@@ -5,6 +5,7 @@
 mod agents;
 mod bad_input;
 mod config;
+mod decisions;
 mod errors;
 mod evaluate;
 mod events;

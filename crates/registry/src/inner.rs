@@ -5,16 +5,16 @@
 //! below both.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use indexmap::IndexMap;
 
 use crate::application::ApplicationTools;
 use crate::changes::ChangeSignal;
 use crate::layer::{Entry, Removable, Stacks, lock};
+use crate::observe::SettleObserver;
 use tackle_output_store::OutputStore;
 
-#[derive(Debug)]
 pub(crate) struct RegistryInner {
     pub(crate) app: ApplicationTools,
     pub(crate) store: OutputStore,
@@ -24,12 +24,25 @@ pub(crate) struct RegistryInner {
     pub(crate) order: tokio::sync::RwLock<()>,
     /// Bumped after every change of the Location or a session layer.
     pub(crate) changed: ChangeSignal,
+    /// Told of every settled call (a host's audit log).
+    pub(crate) observer: Option<Arc<dyn SettleObserver>>,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct LocalState {
     pub(crate) location: Stacks,
     pub(crate) sessions: HashMap<String, Stacks>,
+}
+
+impl std::fmt::Debug for RegistryInner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegistryInner")
+            .field("app", &self.app)
+            .field("store", &self.store)
+            .field("state", &self.state)
+            .field("observed", &self.observer.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Removable for RegistryInner {

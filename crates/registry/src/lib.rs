@@ -24,6 +24,9 @@
 //!   call order on its Location; the results come back in call order.
 //! - Every change of a layer (a batch registered or removed, a session closed) wakes the
 //!   registry's [`CatalogChanges`] watchers; they re-materialize to see what changed.
+//! - Every settle is a `tracing` span (`settle`: tool, call id, session, agent, duration,
+//!   result type, bytes in and out, truncated, managed reference); a host that keeps its own
+//!   record of calls gives the registry a [`SettleObserver`]. Neither can change a result.
 //! - The registry authorizes nothing and never depends on `tackle-permission`: catalog
 //!   filtering sees only the [`Visibility`](tackle_tool_core::Visibility) trait.
 
@@ -35,15 +38,19 @@ mod changes;
 mod error;
 mod inner;
 mod layer;
+mod observe;
 mod registry;
+mod settlement;
 mod snapshot;
 
 pub use application::ApplicationTools;
 pub use changes::CatalogChanges;
 pub use error::SettleError;
 pub use layer::Registration;
+pub use observe::{SettleObserver, SettleRecord};
 pub use registry::{ToolRegistry, Tools};
-pub use snapshot::{Materialization, Settlement};
+pub use settlement::Settlement;
+pub use snapshot::Materialization;
 
 // The README's examples are compiled and run as doc tests here, where every crate they use
 // is a dependency.

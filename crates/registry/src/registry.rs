@@ -9,6 +9,7 @@ use crate::application::ApplicationTools;
 use crate::changes::{CatalogChanges, ChangeSignal};
 use crate::inner::{LocalState, RegistryInner};
 use crate::layer::{Registration, lock, register_with};
+use crate::observe::SettleObserver;
 use crate::snapshot::Materialization;
 
 /// The tools of one Location (workspace directory): the shared application layer, this
@@ -24,12 +25,31 @@ impl ToolRegistry {
     /// A registry for one Location over the process's `application` tools; successful results
     /// are bounded by `store`.
     pub fn new(application: &ApplicationTools, store: OutputStore) -> Self {
+        Self::build(application, store, None)
+    }
+
+    /// Like [`new`](Self::new), telling `observer` of every call any snapshot of this registry
+    /// settles (a host's audit log).
+    pub fn with_observer(
+        application: &ApplicationTools,
+        store: OutputStore,
+        observer: Arc<dyn SettleObserver>,
+    ) -> Self {
+        Self::build(application, store, Some(observer))
+    }
+
+    fn build(
+        application: &ApplicationTools,
+        store: OutputStore,
+        observer: Option<Arc<dyn SettleObserver>>,
+    ) -> Self {
         let inner = RegistryInner {
             app: application.clone(),
             store,
             state: Mutex::new(LocalState::default()),
             order: tokio::sync::RwLock::new(()),
             changed: ChangeSignal::default(),
+            observer,
         };
         Self {
             inner: Arc::new(inner),

@@ -10,3 +10,4 @@ mod registration;
 mod session;
 mod settle;
 mod support;
+mod trace;

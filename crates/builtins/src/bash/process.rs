@@ -21,7 +21,7 @@ use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use process_wrap::std::{CommandWrap, ProcessGroup, ProcessSession};
 use rustix::fs::{Mode, OFlags};
@@ -33,7 +33,7 @@ use tokio_util::sync::CancellationToken;
 use super::group::GroupGuard;
 use super::live::Live;
 use super::pdeath;
-use super::supervise::{Finished, Outcome, Watch, supervise};
+use super::supervise::{Ending, Finished, Outcome, Watch, supervise};
 use super::tree::{self, Tree};
 use crate::blocking::blocking;
 
@@ -69,7 +69,19 @@ pub(crate) enum RunError {
 
 /// Runs `job` to its end, its timeout, or `cancel`.
 pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Finished, RunError> {
+    let started = Instant::now();
+    let command = job.command;
     let (watch, wake_sender) = start(job, None, false)?;
+    let pid = watch.leader.as_raw_nonzero().get();
+    let ended = |exit: &dyn std::fmt::Display| {
+        tracing::info!(
+            pid,
+            command,
+            exit = %exit,
+            duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "process ended"
+        );
+    };
     // The supervisor starts now and, being a blocking job, outlives this future: a cancelled
     // call returns at once and leaves it to end the process group (see below).
     let supervised = blocking(move || supervise(watch));
@@ -77,9 +89,21 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
     // sees the wake pipe hang up and, unless already done, terminates the group.
     let outcome = tokio::select! {
         joined = supervised => joined,
-        () = cancel.cancelled() => return Err(RunError::Cancelled),
+        () = cancel.cancelled() => {
+            ended(&"cancelled");
+            return Err(RunError::Cancelled);
+        }
     };
     drop(wake_sender);
+    match &outcome {
+        Ok(Outcome::Finished(finished)) => match finished.ending {
+            Ending::Exited(status) => ended(&status),
+            Ending::TimedOut => ended(&"timed out"),
+        },
+        Ok(Outcome::Abandoned) => ended(&"cancelled"),
+        Ok(Outcome::Failed(err)) => ended(err),
+        Err(stopped) => ended(stopped),
+    }
     match outcome {
         Ok(Outcome::Finished(finished)) => Ok(finished),
         Ok(Outcome::Abandoned) => Err(RunError::Cancelled),
@@ -133,6 +157,11 @@ pub(crate) fn start(
         .ok()
         .and_then(Pid::from_raw)
         .ok_or_else(|| spawn_error(io::Error::other("the child has no process id")))?;
+    tracing::debug!(
+        pid = leader.as_raw_nonzero().get(),
+        command = job.command,
+        "process started"
+    );
     // From here on, dropping the guard (with the watch, if it never runs) ends the group.
     let guard = GroupGuard::new(leader);
     let streams = [

@@ -54,6 +54,10 @@ pub struct ConfigFile {
     /// Where `skill` looks for skills besides the project's and the user's usual directories.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skills: Option<SkillsConfig>,
+    /// An append-only JSON Lines record of every call and permission decision (off unless a
+    /// path is given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<AuditConfig>,
     /// MCP servers whose tools are offered as `<server>_<tool>`, by server name (opencode's
     /// shape). Only the user's files, `--config` and trusted projects may set it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -162,6 +166,24 @@ pub struct ReadConfig {
     /// or provider that would refuse the request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_input: Option<bool>,
+}
+
+/// The audit log: one JSON line per settled call and per permission decision, never file
+/// contents or secrets.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuditConfig {
+    /// The log file; relative paths are under the data directory. Setting it turns the log on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// The size in bytes past which the file is rotated to `<path>.1` (default 10485760).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 4096))]
+    pub max_bytes: Option<u64>,
+    /// How many rotated files are kept (`<path>.1` the newest; default 5, 0 keeps none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 1000))]
+    pub keep: Option<u32>,
 }
 
 /// How `bash` runs commands.

@@ -13,7 +13,7 @@
 //! allow nothing). The user's file, `--config`, the environment and flags are the user's own.
 //! Likewise the settings that would widen what a tool reaches or reveals ([`TRUSTED_KEYS`]:
 //! the shell, the credentials commands see, the local addresses webfetch reaches, the variable
-//! whose value websearch sends, skill directories, MCP servers) are ignored in an untrusted
+//! whose value websearch sends, skill directories, MCP servers, the audit log) are ignored in an untrusted
 //! project file, with a warning; its other settings (limits, timeouts) apply.
 
 mod defaults;
@@ -30,8 +30,8 @@ use serde_json::{Map, Value};
 use tackle_permission::{Effect, RuleOrigin, Ruleset, parse_permission};
 
 pub use file::{
-    AgentConfig, BashConfig, ConfigFile, McpKind, McpServerConfig, OutputConfig, Provider,
-    ReadConfig, SearchConfig, SkillsConfig, WebfetchConfig, WebsearchConfig, schema,
+    AgentConfig, AuditConfig, BashConfig, ConfigFile, McpKind, McpServerConfig, OutputConfig,
+    Provider, ReadConfig, SearchConfig, SkillsConfig, WebfetchConfig, WebsearchConfig, schema,
 };
 pub use layers::{
     ENVIRONMENT_KEYS, Layer, Origin, PROJECT_FILES, USER_FILES, project_dirs, variable,
@@ -244,6 +244,8 @@ pub const TRUSTED_KEYS: &[&str] = &[
     "websearch.api_key_env",
     "skills.paths",
     "mcp",
+    // Where the audit log goes: a project must not make tackle append to a file of its choice.
+    "audit",
 ];
 
 /// Removes [`TRUSTED_KEYS`] from `value` and names those that were there.

@@ -1,0 +1,168 @@
+//! The audit log: an opt-in, append-only JSON Lines file with one record per settled call and
+//! per permission decision (`audit.path` in the configuration).
+//!
+//! - Off the call's critical path: a call or decision builds its record and offers it to a
+//!   bounded queue ([`QUEUE`] records); one writer thread numbers the records, redacts the
+//!   host's secret values and appends them. A full queue drops the record and counts it; the
+//!   next write starts with a `gap` record saying how many were dropped, so a gap is never
+//!   silent. Memory stays bounded whatever the disk does.
+//! - A write that fails (a full disk, a vanished directory) is reported once (a `tracing`
+//!   warning) and never fails a call; the records it lost are counted in the next gap record.
+//! - Every record has a `seq` number, increasing across processes sharing the file (each
+//!   batch is appended under an exclusive lock, continuing from the file's last record).
+//! - A writer killed mid-line leaves a torn last line: the next writer ends it first, and
+//!   readers ([`read_log`]) skip it with a note instead of misreading it.
+//! - Rotated by size (`max_bytes`) to `<path>.1` ... `<path>.<keep>`.
+//! - Never file contents: the inputs of the tools that write files keep their paths and the
+//!   size of everything else, long strings elsewhere only their size; results are recorded by
+//!   type and size only.
+
+mod read;
+mod record;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{SyncSender, TrySendError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tackle_output_store::OutputStore;
+use tackle_permission::{Decision, DecisionObserver};
+use tackle_registry::{SettleObserver, SettleRecord};
+
+use crate::config::Config;
+
+pub use read::{AuditLine, read_log};
+pub use writer::rotated as rotated_path;
+
+/// Records waiting for the writer at most; more are dropped and counted.
+pub const QUEUE: usize = 4096;
+
+/// The size past which the log is rotated, by default.
+pub const DEFAULT_MAX_BYTES: u64 = 10 * 1024 * 1024;
+
+/// Rotated files kept, by default.
+pub const DEFAULT_KEEP: u32 = 5;
+
+/// How long dropping the log waits for the writer to finish what is queued.
+const FLUSH_WAIT: Duration = Duration::from_secs(5);
+
+/// Where the audit log of `config` goes (`audit.path`, relative to `data_dir`), if it is on.
+pub fn configured_path(config: &Config, data_dir: &Path) -> Option<PathBuf> {
+    let path = config.settings.audit.as_ref()?.path.as_ref()?;
+    Some(data_dir.join(path))
+}
+
+/// The audit log of one host; clones share the writer. Dropping the last one waits (up to a
+/// few seconds) for the queued records to be written.
+#[derive(Clone)]
+pub struct AuditLog {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    queue: Option<SyncSender<Map<String, Value>>>,
+    dropped: Arc<AtomicU64>,
+    writer: Option<JoinHandle<()>>,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for AuditLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuditLog")
+            .field("path", &self.shared.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuditLog {
+    /// The log `config` asks for (none when `audit.path` is unset); `store` redacts the host's
+    /// secret values from every record. Nothing is written before the first record.
+    pub fn from_config(config: &Config, data_dir: &Path, store: &OutputStore) -> Option<Self> {
+        let path = configured_path(config, data_dir)?;
+        let audit = config.settings.audit.clone().unwrap_or_default();
+        let target = writer::Target {
+            path,
+            max_bytes: audit.max_bytes.unwrap_or(DEFAULT_MAX_BYTES),
+            keep: audit.keep.unwrap_or(DEFAULT_KEEP),
+        };
+        Self::start(target, store.clone())
+    }
+
+    fn start(target: writer::Target, store: OutputStore) -> Option<Self> {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE);
+        let dropped = Arc::new(AtomicU64::new(0));
+        let path = target.path.clone();
+        let writer = writer::Writer::new(target, store, Arc::clone(&dropped));
+        let spawned = std::thread::Builder::new()
+            .name("tackle-audit".into())
+            .spawn(move || writer.run(&receiver));
+        let handle = match spawned {
+            Ok(handle) => handle,
+            Err(err) => {
+                tracing::warn!(%err, "cannot start the audit log's writer; no audit log");
+                return None;
+            }
+        };
+        Some(Self {
+            shared: Arc::new(Shared {
+                queue: Some(sender),
+                dropped,
+                writer: Some(handle),
+                path,
+            }),
+        })
+    }
+
+    /// The log file.
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    /// Offers `record` to the writer; a full queue drops it (counted).
+    fn offer(&self, record: Map<String, Value>) {
+        let Some(sender) = self.shared.queue.as_ref() else {
+            return;
+        };
+        match sender.try_send(record) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl SettleObserver for AuditLog {
+    fn settled(&self, record: &SettleRecord<'_>) {
+        self.offer(record::call(record));
+    }
+}
+
+impl DecisionObserver for AuditLog {
+    fn decided(&self, decision: &Decision) {
+        self.offer(record::decision(decision));
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // No more records: the writer drains the queue and ends.
+        self.queue.take();
+        let Some(handle) = self.writer.take() else {
+            return;
+        };
+        // Waits for the writer, but not forever: a hung disk must not hang the host's exit.
+        let (done, finished) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let _ = handle.join();
+            let _ = done.send(());
+        });
+        if finished.recv_timeout(FLUSH_WAIT).is_ok() {
+            let _ = waiter.join();
+        }
+    }
+}

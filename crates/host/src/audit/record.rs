@@ -1,0 +1,173 @@
+//! What one audit record holds: for a call, who made it, what it was, how it ended, and the
+//! shape of its input (never file contents); for a decision, what was asked, which rule decided
+//! and what the answer was.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value, json};
+use tackle_permission::Decision;
+use tackle_registry::SettleRecord;
+
+/// A string input longer than this is recorded by its shape alone.
+const MAX_INPUT_STRING: usize = 1024;
+
+/// Input fields that name a file: kept as they are, also for the tools that write files.
+const PATH_FIELDS: &[&str] = &["path", "filePath", "file_path"];
+
+/// The permission action of the tools whose input carries file contents (edit, write,
+/// apply_patch).
+const EDIT_ACTION: &str = "edit";
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A new record of `kind`, its number left for the writer.
+fn start(kind: &str) -> Map<String, Value> {
+    let mut record = Map::new();
+    record.insert("seq".into(), Value::Null);
+    record.insert("time_ms".into(), now_ms().into());
+    record.insert("kind".into(), kind.into());
+    record
+}
+
+/// The record of one settled call.
+pub(crate) fn call(settled: &SettleRecord<'_>) -> Map<String, Value> {
+    let mut record = start("call");
+    let ctx = settled.context;
+    record.insert("session".into(), ctx.session_id.clone().into());
+    record.insert("agent".into(), ctx.agent.clone().into());
+    record.insert("call_id".into(), settled.call.id.clone().into());
+    record.insert("tool".into(), settled.call.name.clone().into());
+    if let Some(tool) = settled.tool.filter(|tool| *tool != settled.call.name) {
+        record.insert("settled_as".into(), tool.into());
+    }
+    let edits = settled.action == Some(EDIT_ACTION);
+    record.insert("input".into(), shape(&settled.call.input, edits, None));
+    let millis = settled.duration.as_secs_f64() * 1000.0;
+    record.insert(
+        "duration_ms".into(),
+        json!((millis * 1000.0).round() / 1000.0),
+    );
+    record.insert("result".into(), settled.result_type().into());
+    record.insert("bytes_in".into(), settled.bytes_in.into());
+    record.insert("bytes_out".into(), settled.bytes_out().into());
+    record.insert("truncated".into(), settled.truncated().into());
+    let references: Vec<Value> = settled
+        .references()
+        .iter()
+        .map(|reference| reference.to_string().into())
+        .collect();
+    if !references.is_empty() {
+        record.insert("references".into(), references.into());
+    }
+    if let Err(err) = settled.outcome {
+        // A halt or defect: its message says why, never a file's contents.
+        record.insert("error".into(), err.to_string().into());
+    }
+    record
+}
+
+/// The record of one permission decision.
+pub(crate) fn decision(decision: &Decision) -> Map<String, Value> {
+    let mut record = start("decision");
+    record.insert("session".into(), decision.session_id.clone().into());
+    record.insert("agent".into(), decision.agent.clone().into());
+    record.insert("call_id".into(), decision.call_id.clone().into());
+    record.insert("action".into(), decision.action.clone().into());
+    record.insert("resources".into(), json!(decision.resources));
+    record.insert("effect".into(), decision.effect.as_str().into());
+    if let Some(by) = decision.deciding().and_then(|e| e.decided_by.as_ref()) {
+        let rule = &by.rule;
+        record.insert(
+            "rule".into(),
+            json!({"action": rule.action, "resource": rule.resource, "effect": rule.effect}),
+        );
+        record.insert("origin".into(), by.origin.to_string().into());
+    }
+    if let Some(reply) = decision.reply_kind() {
+        record.insert("reply".into(), reply.into());
+    }
+    record.insert("verdict".into(), decision.verdict.as_str().into());
+    record
+}
+
+/// `input` as the log keeps it: numbers, booleans and short strings as they are; a long
+/// string, and for the tools that write files every string but a path, as its size. A patch
+/// also keeps the paths it names.
+fn shape(input: &Value, edits: bool, key: Option<&str>) -> Value {
+    match input {
+        Value::String(text) => {
+            let is_path = key.is_some_and(|key| PATH_FIELDS.contains(&key));
+            if (edits && !is_path) || text.len() > MAX_INPUT_STRING {
+                let mut size = json!({
+                    "bytes": text.len(),
+                    "lines": text.lines().count(),
+                });
+                let paths = patch_paths(text);
+                if edits && !paths.is_empty() {
+                    size["paths"] = json!(paths);
+                }
+                size
+            } else {
+                input.clone()
+            }
+        }
+        Value::Array(items) => items.iter().map(|item| shape(item, edits, key)).collect(),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), shape(v, edits, Some(k))))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The files a patch names (`*** Add File: p`, `*** Update File: p`, `*** Delete File: p`,
+/// `*** Move to: p`).
+fn patch_paths(text: &str) -> Vec<&str> {
+    const MARKERS: &[&str] = &[
+        "*** Add File:",
+        "*** Update File:",
+        "*** Delete File:",
+        "*** Move to:",
+    ];
+    text.lines()
+        .filter_map(|line| {
+            let line = line.trim();
+            MARKERS
+                .iter()
+                .find_map(|marker| line.strip_prefix(marker))
+                .map(str::trim)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_contents_are_recorded_by_their_shape() {
+        let write = json!({"path": "a.txt", "content": "secret plans\nline two\n"});
+        assert_eq!(
+            shape(&write, true, None),
+            json!({"path": "a.txt", "content": {"bytes": 22, "lines": 2}})
+        );
+        let patch = json!({"patchText": "*** Begin Patch\n*** Add File: x.rs\n+fn main() {}\n*** Update File: y.rs\n@@\n-a\n+b\n*** End Patch"});
+        assert_eq!(
+            shape(&patch, true, None)["patchText"]["paths"],
+            json!(["x.rs", "y.rs"])
+        );
+        let bash = json!({"command": "ls -la", "timeout": 5});
+        assert_eq!(shape(&bash, false, None), bash);
+        let long = "x".repeat(2000);
+        assert_eq!(
+            shape(&json!({"command": long}), false, None),
+            json!({"command": {"bytes": 2000, "lines": 1}})
+        );
+    }
+}

@@ -1,0 +1,258 @@
+//! The audit log's writer thread: numbers records, appends them in batches under an exclusive
+//! lock on the file (so several processes can share one log), repairs a torn last line, and
+//! rotates by size.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read as _, Seek as _, SeekFrom, Write as _};
+use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Receiver;
+
+use serde_json::{Map, Value};
+use tackle_output_store::OutputStore;
+
+/// Records taken from the queue per write.
+const BATCH: usize = 256;
+
+/// How far back from the end of the file the last record's number is looked for.
+const TAIL: u64 = 64 * 1024;
+
+/// Where and how the log is written.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    pub(crate) path: PathBuf,
+    pub(crate) max_bytes: u64,
+    pub(crate) keep: u32,
+}
+
+pub(crate) struct Writer {
+    target: Target,
+    /// Redacts the host's secret values from every string of a record.
+    store: OutputStore,
+    /// Records the queue had no room for; shared with the senders.
+    dropped: Arc<AtomicU64>,
+    /// Records lost to a failed write, told in the next gap record.
+    lost: u64,
+    file: Option<File>,
+    next_seq: u64,
+    /// The file's length after our last write: another length means another process wrote.
+    known_len: Option<u64>,
+    warned: bool,
+}
+
+impl Writer {
+    pub(crate) fn new(target: Target, store: OutputStore, dropped: Arc<AtomicU64>) -> Self {
+        Self {
+            target,
+            store,
+            dropped,
+            lost: 0,
+            file: None,
+            next_seq: 1,
+            known_len: None,
+            warned: false,
+        }
+    }
+
+    /// Writes what arrives until every sender is gone.
+    pub(crate) fn run(mut self, queue: &Receiver<Map<String, Value>>) {
+        while let Ok(first) = queue.recv() {
+            let mut batch = vec![first];
+            while batch.len() < BATCH {
+                match queue.try_recv() {
+                    Ok(record) => batch.push(record),
+                    Err(_) => break,
+                }
+            }
+            self.write(batch);
+        }
+        // The queue may have refused records after the last write.
+        if self.dropped.load(Ordering::Relaxed) > 0 || self.lost > 0 {
+            self.write(Vec::new());
+        }
+    }
+
+    fn write(&mut self, batch: Vec<Map<String, Value>>) {
+        let count = batch.len() as u64;
+        if let Err(err) = self.append(batch) {
+            self.lost += count;
+            // The file is reopened next time: the disk may have room again, the directory
+            // may be back.
+            self.file = None;
+            self.known_len = None;
+            if !self.warned {
+                self.warned = true;
+                tracing::warn!(
+                    path = %self.target.path.display(),
+                    %err,
+                    "cannot write the audit log; calls go on, and the records lost are counted \
+                     in a gap record once it can be written again"
+                );
+            }
+        }
+    }
+
+    fn append(&mut self, batch: Vec<Map<String, Value>>) -> io::Result<()> {
+        self.lock_file()?;
+        let file = self
+            .file
+            .as_mut()
+            .ok_or_else(|| io::Error::other("no file"))?;
+        let len = file.metadata()?.len();
+        let mut text = Vec::new();
+        if self.known_len != Some(len) {
+            // First write, or another process wrote since: continue its numbering, and end a
+            // line a killed writer left unfinished so no record joins it.
+            let (last, torn) = last_seq(file, len)?;
+            self.next_seq = self.next_seq.max(last + 1);
+            if torn {
+                text.push(b'\n');
+            }
+        }
+        let dropped = self.dropped.swap(0, Ordering::Relaxed) + std::mem::take(&mut self.lost);
+        if dropped > 0 {
+            let mut gap = Map::new();
+            gap.insert("seq".into(), Value::Null);
+            gap.insert("time_ms".into(), super::record::now_ms().into());
+            gap.insert("kind".into(), "gap".into());
+            gap.insert("dropped".into(), dropped.into());
+            self.push(&mut text, gap);
+        }
+        for record in batch {
+            self.push(&mut text, record);
+        }
+        let file = self
+            .file
+            .as_mut()
+            .ok_or_else(|| io::Error::other("no file"))?;
+        let written = file.write_all(&text);
+        if let Err(err) = written {
+            // A partial write is a torn line; the next writer ends it.
+            self.known_len = None;
+            return Err(err);
+        }
+        let end = len + text.len() as u64;
+        self.known_len = Some(end);
+        if end >= self.target.max_bytes {
+            self.rotate()?;
+        }
+        // Dropping the lock with the batch written.
+        if let Some(file) = &self.file {
+            file.unlock()?;
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, text: &mut Vec<u8>, mut record: Map<String, Value>) {
+        record.insert("seq".into(), self.next_seq.into());
+        self.next_seq += 1;
+        for value in record.values_mut() {
+            redact(&self.store, value);
+        }
+        // Serializing a map of JSON values cannot fail.
+        let _ = serde_json::to_writer(&mut *text, &record);
+        text.push(b'\n');
+    }
+
+    /// The log, open for appending and locked; reopened when it was rotated or replaced.
+    fn lock_file(&mut self) -> io::Result<()> {
+        loop {
+            if self.file.is_none() {
+                self.file = Some(open(&self.target.path)?);
+                self.known_len = None;
+            }
+            let Some(file) = self.file.as_mut() else {
+                continue;
+            };
+            file.lock()?;
+            // Another process may have rotated it while we waited for the lock.
+            let current = std::fs::metadata(&self.target.path).ok();
+            let ours = file.metadata()?;
+            if current.is_some_and(|m| m.ino() == ours.ino() && m.dev() == ours.dev()) {
+                return Ok(());
+            }
+            self.file = None;
+        }
+    }
+
+    /// `<path>` becomes `<path>.1`, `.1` becomes `.2`, ..., and what passes `keep` goes.
+    fn rotate(&mut self) -> io::Result<()> {
+        let path = &self.target.path;
+        let keep = self.target.keep;
+        if keep == 0 {
+            std::fs::remove_file(path)?;
+        } else {
+            let _ = std::fs::remove_file(rotated(path, keep));
+            for n in (1..keep).rev() {
+                let from = rotated(path, n);
+                if from.exists() {
+                    std::fs::rename(&from, rotated(path, n + 1))?;
+                }
+            }
+            std::fs::rename(path, rotated(path, 1))?;
+        }
+        if let Some(file) = self.file.take() {
+            file.unlock()?;
+        }
+        self.known_len = None;
+        Ok(())
+    }
+}
+
+/// `<path>.<n>`: the `n`th newest rotated log.
+pub fn rotated(path: &Path, n: u32) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".{n}"));
+    PathBuf::from(name)
+}
+
+/// Opens the log for appending: created 0600, never through a symbolic link.
+fn open(path: &Path) -> io::Result<File> {
+    if let Some(dir) = path.parent()
+        && !dir.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(dir)?;
+    }
+    OpenOptions::new()
+        .append(true)
+        .read(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path)
+}
+
+/// The number of the file's last complete record (0 if none), and whether its last line is
+/// unfinished.
+fn last_seq(file: &mut File, len: u64) -> io::Result<(u64, bool)> {
+    let start = len.saturating_sub(TAIL);
+    file.seek(SeekFrom::Start(start))?;
+    let mut tail = Vec::new();
+    file.take(TAIL).read_to_end(&mut tail)?;
+    let torn = tail.last().is_some_and(|&b| b != b'\n');
+    let complete = match tail.iter().rposition(|&b| b == b'\n') {
+        Some(end) => &tail[..end],
+        None => &[][..],
+    };
+    let last = complete
+        .split(|&b| b == b'\n')
+        .rev()
+        .find_map(|line| {
+            let record: Map<String, Value> = serde_json::from_slice(line).ok()?;
+            record.get("seq")?.as_u64()
+        })
+        .unwrap_or(0);
+    Ok((last, torn))
+}
+
+/// Replaces the host's secret values in every string of `value`.
+fn redact(store: &OutputStore, value: &mut Value) {
+    match value {
+        Value::String(text) => store.redact_text(text),
+        Value::Array(items) => items.iter_mut().for_each(|item| redact(store, item)),
+        Value::Object(map) => map.values_mut().for_each(|item| redact(store, item)),
+        _ => {}
+    }
+}
