@@ -208,6 +208,7 @@ const LAYERS: &[Layer] = &[
             "tackle-permission",
             "tackle-registry",
             "tackle-builtins",
+            "tackle-mcp-client",
             "tackle-host",
         ]),
         forbidden: &[],
