@@ -76,7 +76,26 @@ pub(crate) fn read_options(config: &Config) -> ReadOptions {
 /// How `bash` runs commands; `env` is the environment commands start from.
 pub(crate) fn bash_options(config: &Config, env: &Environment) -> BashOptions {
     let mut options = BashOptions::default();
-    let Some(bash) = &config.settings.bash else {
+    let bash = config.settings.bash.as_ref();
+    // Commands start from the host's environment (the one given to the builder, which may not
+    // be the process's), so the credentials scrubbed and redacted are the ones the host holds.
+    let extra = bash.and_then(|bash| bash.env.as_ref());
+    let overridden = |name: &OsString| {
+        extra.is_some_and(|extra| extra.keys().any(|key| OsString::from(key) == *name))
+    };
+    let mut vars: Vec<(OsString, OsString)> = env
+        .vars()
+        .filter(|(name, _)| !overridden(name))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    vars.extend(
+        extra
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (k.into(), v.into())),
+    );
+    options.env = Some(vars);
+    let Some(bash) = bash else {
         return options;
     };
     if let Some(shell) = &bash.shell {
@@ -90,15 +109,6 @@ pub(crate) fn bash_options(config: &Config, env: &Environment) -> BashOptions {
     }
     if let Some(allow) = &bash.env_allow {
         options.env_allow.clone_from(allow);
-    }
-    if let Some(extra) = bash.env.as_ref().filter(|extra| !extra.is_empty()) {
-        let mut vars: Vec<(OsString, OsString)> = env
-            .vars()
-            .filter(|(name, _)| !extra.keys().any(|key| OsString::from(key) == **name))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        vars.extend(extra.iter().map(|(k, v)| (k.into(), v.into())));
-        options.env = Some(vars);
     }
     options
 }

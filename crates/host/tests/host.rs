@@ -122,3 +122,27 @@ fn building_a_host_writes_nothing() {
         .unwrap();
     assert!(!data.exists());
 }
+
+#[tokio::test]
+async fn commands_start_from_the_host_s_environment_and_its_credentials_are_withheld() {
+    // Without a `bash` section: the environment given to the builder, not the process's, is
+    // what commands start from and what is scrubbed and redacted.
+    let mut fx = Fixture::new();
+    fx.var("TACKLE_TEST_GIVEN", "given-to-the-host");
+    fx.var("MY_SERVICE_TOKEN", "sk-given1234567890abcdef");
+    let host = host(&fx)
+        .asker(Arc::new(AnswerAll(Reply::Once)))
+        .build()
+        .unwrap();
+    let command =
+        "echo \"$TACKLE_TEST_GIVEN ${MY_SERVICE_TOKEN:-withheld}\"; echo sk-given1234567890abcdef";
+    let call = Call::new("c1", "bash", json!({ "command": command }));
+    let settled = host.session("s").settle(&call).await.unwrap();
+    let tackle_tool_core::ResultValue::Text(text) = settled.result() else {
+        panic!("{:?}", settled.result());
+    };
+    assert!(
+        text.starts_with("given-to-the-host withheld\n[REDACTED]\n"),
+        "{text}"
+    );
+}
