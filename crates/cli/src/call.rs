@@ -47,10 +47,13 @@ pub(crate) async fn run(
     }
     // At a terminal, the person watching sees the command's output as it runs (stderr); the
     // result printed below is the model's, unchanged.
-    let settlement = match crate::live::sink() {
-        Some(sink) => {
-            let ctx = session.context(&call).with_progress(sink);
-            session.materialize().settle(&call, &ctx).await?
+    let settlement = match crate::live::Live::start() {
+        Some(live) => {
+            let ctx = session.context(&call).with_progress(live.sink());
+            let settled = session.materialize().settle(&call, &ctx).await;
+            drop(ctx);
+            live.finish();
+            settled?
         }
         None => session.settle(&call).await?,
     };

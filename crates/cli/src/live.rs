@@ -6,6 +6,7 @@ use std::io::{IsTerminal as _, Write as _};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+use std::time::Duration;
 
 use tackle_tool_core::{Progress, ProgressSink};
 
@@ -17,22 +18,50 @@ enum Report {
     Step(String),
 }
 
-/// A sink showing progress on stderr, when stdout and stderr are terminals; `None` otherwise.
-/// The reports are handed to a printer thread, so a slow terminal never slows the call.
-pub(crate) fn sink() -> Option<ProgressSink> {
-    if !(std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {
-        return None;
+/// Progress shown on stderr while one call runs.
+pub(crate) struct Live {
+    sink: ProgressSink,
+    /// Disconnected once the printer has shown everything and ended.
+    printed: Receiver<()>,
+}
+
+/// How long [`Live::finish`] waits for the printer: a command's last output is shown before the
+/// result, unless a report is stuck behind a terminal that does not read.
+const FINISH_WAIT: Duration = Duration::from_secs(1);
+
+impl Live {
+    /// Progress on stderr when stdout and stderr are terminals; `None` otherwise. The reports
+    /// are handed to a printer thread, so a slow terminal never slows the call.
+    pub(crate) fn start() -> Option<Self> {
+        if !(std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {
+            return None;
+        }
+        let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE);
+        let (done, printed) = std::sync::mpsc::channel::<()>();
+        let dropped = Arc::new(AtomicU64::new(0));
+        let printer_dropped = Arc::clone(&dropped);
+        std::thread::Builder::new()
+            .name("tackle-live".into())
+            .spawn(move || {
+                print(&receiver, &printer_dropped);
+                drop(done);
+            })
+            .ok()?;
+        let sink = ProgressSink::new(move |progress| offer(&sender, &dropped, progress));
+        Some(Self { sink, printed })
     }
-    let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE);
-    let dropped = Arc::new(AtomicU64::new(0));
-    let printer_dropped = Arc::clone(&dropped);
-    std::thread::Builder::new()
-        .name("tackle-live".into())
-        .spawn(move || print(&receiver, &printer_dropped))
-        .ok()?;
-    Some(ProgressSink::new(move |progress| {
-        offer(&sender, &dropped, progress)
-    }))
+
+    /// The sink a call's context reports to.
+    pub(crate) fn sink(&self) -> ProgressSink {
+        self.sink.clone()
+    }
+
+    /// Waits until what the call reported is shown, so the result printed next comes after it.
+    /// Every clone of the sink (the call's context) must be dropped first.
+    pub(crate) fn finish(self) {
+        drop(self.sink);
+        let _ = self.printed.recv_timeout(FINISH_WAIT);
+    }
 }
 
 fn offer(sender: &SyncSender<Report>, dropped: &AtomicU64, progress: Progress<'_>) {

@@ -55,6 +55,10 @@ fn at_a_terminal_a_command_s_output_streams_as_it_runs() {
     // Once as it ran (stderr), once in the model's result (stdout).
     assert_eq!(shown.matches("tick1").count(), 2, "{shown}");
     assert_eq!(shown.matches("tick3").count(), 2, "{shown}");
+    // All of the live output comes before the result.
+    let live_end = shown.find("tick3").unwrap();
+    let result_start = shown.match_indices("tick1").nth(1).unwrap().0;
+    assert!(live_end < result_start, "{shown}");
 }
 
 #[test]
