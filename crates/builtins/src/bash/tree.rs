@@ -117,11 +117,16 @@ impl Tree {
             if self.foreign.contains(&(pid, stat.start)) {
                 continue;
             }
-            if self.belongs(pid, &stat) {
-                self.owned.insert(pid, stat.start);
-                found.push(pid);
-            } else {
-                self.foreign.insert((pid, stat.start));
+            match self.belongs(pid, &stat) {
+                Some(true) => {
+                    self.owned.insert(pid, stat.start);
+                    found.push(pid);
+                }
+                Some(false) => {
+                    self.foreign.insert((pid, stat.start));
+                }
+                // Asked again at the next walk.
+                None => {}
             }
         }
         // Everything below a process of the call is the call's.
@@ -143,17 +148,26 @@ impl Tree {
         found
     }
 
-    /// Whether `pid`, a child of this process that is not the shell, is the call's.
-    fn belongs(&self, pid: i32, stat: &Stat) -> bool {
+    /// Whether `pid`, a child of this process that is not the shell, is the call's; `None`
+    /// while that cannot be told yet. A process in the middle of an exec (or just exited) shows
+    /// an empty environment: judged foreign then, a daemon that escaped by double fork and
+    /// exec would be left running for good.
+    fn belongs(&self, pid: i32, stat: &Stat) -> Option<bool> {
         if stat.group == self.leader || stat.session == self.leader {
-            return true;
+            return Some(true);
         }
-        let marked = fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
+        let environ = fs::read(format!("/proc/{pid}/environ"))
+            .ok()
+            .filter(|environ| !environ.is_empty());
+        let marked = environ.as_ref().is_some_and(|environ| {
             environ
                 .split(|&byte| byte == 0)
                 .any(|entry| entry == self.marker.as_slice())
         });
-        marked || self.holds_a_pipe(pid)
+        if marked || self.holds_a_pipe(pid) {
+            return Some(true);
+        }
+        environ.map(|_| false)
     }
 
     fn holds_a_pipe(&self, pid: i32) -> bool {
