@@ -7,9 +7,9 @@
 //! 3. Spawn to the `initialize` answer, over raw pipes. Goal: at most 20 ms.
 //! 4. The server's RSS after 100 calls and after 10,000 more (no growth).
 //!
-//! Measured (2 shared, loaded cores; release): median call 480 µs vs 988 µs (0.49x; raw pipes
-//! 239 vs 428 µs, 0.56x); 16 clients 1,304 vs 630 calls/s; spawn to `initialize` 3.4 ms vs
-//! 392 ms; RSS 13.5 MiB after 100 calls, 13.7 MiB after 10,000 more (the peer: 71 → 103 MiB).
+//! Measured (2 shared cores under a load of 9; release): median call 493 µs vs 1,114 µs (0.44x;
+//! raw pipes 233 vs 453 µs); 16 clients 1,714 vs 610 calls/s; spawn to `initialize` 3.1 ms vs
+//! 463 ms; RSS 15.5 MiB after 100 calls and after 10,000 more (the peer: 71 → 102 MiB).
 //!
 //! The client is the venv `.ci/mcp-clients.sh` creates; the peer is looked for in
 //! `target/bench-peers` (`npm install --prefix target/bench-peers

@@ -35,6 +35,7 @@ mod resources;
 pub mod result;
 mod server;
 mod session;
+mod stdio;
 pub mod tools_list;
 
 use std::path::{Path, PathBuf};
@@ -89,7 +90,7 @@ impl ServeOptions {
 pub async fn serve_stdio(options: ServeOptions) -> Result<(), ServeError> {
     let server = McpServer::new(options);
     let session = server.clone();
-    let outcome = server::run(server, rmcp::transport::stdio()).await;
+    let outcome = server::run(server, stdio::ends()).await;
     session.close();
     outcome
 }
