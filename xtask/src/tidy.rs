@@ -222,19 +222,12 @@ const LAYERS: &[Layer] = &[
         forbidden: &[],
         forbidden_build: &[],
     },
-    // The MCP server: a user of the host library, below the binary.
+    // The MCP server: a user of the host library (and of formats' one MCP form), below the
+    // binary.
     Layer {
         krate: "tackle-mcp",
-        only: Some(&[
-            "tackle-tool-core",
-            "tackle-output-store",
-            "tackle-permission",
-            "tackle-registry",
-            "tackle-builtins",
-            "tackle-mcp-client",
-            "tackle-host",
-        ]),
-        forbidden: &[],
+        only: None,
+        forbidden: &["tackle"],
         forbidden_build: &[],
     },
 ];

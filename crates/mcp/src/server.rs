@@ -246,7 +246,7 @@ impl ServerHandler for McpServer {
         let snapshot = active.materialize();
         self.inner.known.listed(snapshot.definitions());
         Ok(ListToolsResult::with_all_items(tools_list::tools(
-            snapshot.definitions(),
+            &snapshot,
         )))
     }
 
@@ -288,17 +288,6 @@ impl ServerHandler for McpServer {
         let input = Value::Object(request.arguments.unwrap_or_default());
         let call = Call::new(format!("mcp_{}", context.id), request.name, input);
         let snapshot = session.materialize();
-        let structured = snapshot
-            .definitions()
-            .iter()
-            .find(|d| d.name == call.name)
-            .or_else(|| {
-                snapshot
-                    .definitions()
-                    .iter()
-                    .find(|d| d.name.eq_ignore_ascii_case(&call.name))
-            })
-            .is_some_and(|d| tools_list::has_structured_output(d));
         let mut ctx = session.context(&call);
         // A `notifications/cancelled` for this request, or the client going away, cancels it.
         ctx.cancel = context.ct.clone();
@@ -317,7 +306,7 @@ impl ServerHandler for McpServer {
         match settled {
             Ok(settlement) => {
                 active.outputs.remember(settlement.references());
-                Ok(result::call_result(settlement, structured).into())
+                Ok(result::call_result(&settlement).into())
             }
             Err(err) => Err(result::settle_error(&err)),
         }

@@ -8,40 +8,73 @@
 mod list_changed;
 
 use serde_json::{Value, json};
+use tackle_formats::{Format, export};
 use tackle_mcp::tools_list;
-use tackle_tool_core::Definition;
+use tackle_output_store::{OutputStore, StoreConfig};
+use tackle_registry::{ApplicationTools, ToolRegistry};
+use tackle_tool_core::{ShowAll, Tool, ToolClass, ToolError};
 
-fn definition(name: &str, output_schema: Value) -> Definition {
-    Definition {
-        name: name.into(),
-        description: "does things".into(),
-        input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}},
+fn tool(output_schema: Option<Value>) -> Tool {
+    let mut tool = Tool::dynamic(
+        "does things",
+        json!({"type": "object", "properties": {"path": {"type": "string"}},
             "required": ["path"], "additionalProperties": false}),
-        output_schema,
+        |_, _| async { Ok::<_, ToolError>(json!({"ok": true})) },
+    );
+    if let Some(schema) = output_schema {
+        tool = tool.output_schema(schema);
     }
+    tool.build().unwrap()
 }
 
+/// The server lists exactly the MCP form `tackle tools --format mcp` shows: one mapping.
 #[test]
-fn hints_follow_what_each_builtin_does() {
-    let read = serde_json::to_value(tools_list::tool(&definition(
-        "read",
-        json!({"type": "string"}),
-    )))
-    .unwrap();
+fn the_server_lists_the_one_mcp_form_of_the_catalog() {
+    let data = tempfile::tempdir().unwrap();
+    let app = ApplicationTools::new();
+    let registry = ToolRegistry::new(
+        &app,
+        OutputStore::new(StoreConfig::in_data_dir(data.path())),
+    );
+    let _guard = registry
+        .tools()
+        .register([
+            (
+                "read".to_owned(),
+                tool(None).with_class(ToolClass::ReadOnly),
+            ),
+            (
+                "bash".to_owned(),
+                tool(Some(
+                    json!({"type": "object", "properties": {"exit": {"type": "integer"}}}),
+                )),
+            ),
+            (
+                "webfetch".to_owned(),
+                tool(None).with_class(ToolClass::OpenWorld),
+            ),
+            ("mine".to_owned(), tool(None)),
+        ])
+        .unwrap();
+    let snapshot = registry.materialize(&ShowAll);
+    let listed = serde_json::to_value(tools_list::tools(&snapshot)).unwrap();
+    assert_eq!(listed, export(&snapshot, Format::Mcp).tools["tools"]);
+    let by_name = |name: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let read = by_name("read");
     assert_eq!(read["annotations"]["readOnlyHint"], true);
     assert_eq!(read["title"], "Read a file");
-    // A text tool has no structured output to describe.
-    assert!(read.get("outputSchema").is_none(), "{read}");
-    let bash = serde_json::to_value(tools_list::tool(&definition(
-        "bash",
-        json!({"type": "object", "properties": {"exit": {"type": "integer"}}}),
-    )))
-    .unwrap();
+    let bash = by_name("bash");
     assert_eq!(bash["annotations"]["destructiveHint"], true);
     assert_eq!(bash["outputSchema"]["type"], "object");
     assert_eq!(bash["inputSchema"]["required"], json!(["path"]));
-    let fetch = serde_json::to_value(tools_list::tool(&definition("webfetch", json!({})))).unwrap();
-    assert_eq!(fetch["annotations"]["openWorldHint"], true);
-    let other = serde_json::to_value(tools_list::tool(&definition("mine", json!({})))).unwrap();
-    assert!(other.get("title").is_none(), "{other}");
+    assert_eq!(by_name("webfetch")["annotations"]["openWorldHint"], true);
+    assert!(by_name("mine").get("title").is_none());
 }
