@@ -179,6 +179,7 @@ in_both_modes!(
     job_kill_leaves_no_process_not_even_detached_ones,
     deleting_a_session_kills_its_jobs_and_only_them,
     a_session_runs_a_limited_number_of_jobs_and_shutdown_ends_them_all,
+    a_job_finds_and_stops_its_own_processes_by_name,
 );
 
 fn free_port() -> u16 {
@@ -403,6 +404,40 @@ async fn a_session_runs_a_limited_number_of_jobs_and_shutdown_ends_them_all(mode
         .count();
     assert_eq!(sleeps, MAX_RUNNING_JOBS + 1);
     assert!(jobs.store().shutdown(WAIT).await, "the jobs did not end");
+    assert!(processes_with(&marker).is_empty());
+}
+
+/// A job finds its own processes by name and signals them (`pkill` reads `/proc`, then signals
+/// the pids it read: in a namespace, both must be the namespace's).
+async fn a_job_finds_and_stops_its_own_processes_by_name(mode: JobContainment) {
+    let marker = mark(mode, "1000.8787");
+    let _cleanup = Cleanup::new(&[&marker]);
+    let jobs = Jobs::in_mode(mode);
+    // Neither the pattern nor the shell's command line (nor the programs starting it) hold
+    // the other.
+    let pattern = format!("sleep {}", marker.replacen('.', "[.]", 1));
+    let (id, started) = jobs
+        .start(
+            &format!(
+                "m={marker}; sleep $m & sleep 0.3; pkill -f '{pattern}' && echo stopped; wait; sleep 3"
+            ),
+            "ses_1",
+        )
+        .await;
+    let mut end = jobs
+        .ok("job_output", json!({"id": id, "wait_ms": 20_000}), "ses_1")
+        .await;
+    // What the start returned, then what came after.
+    let mut output = text(&started);
+    output.push_str(end.structured["output"].as_str().unwrap_or(""));
+    while end.structured["status"] == "running" {
+        end = jobs
+            .ok("job_output", json!({"id": id, "wait_ms": 20_000}), "ses_1")
+            .await;
+        output.push_str(end.structured["output"].as_str().unwrap_or(""));
+    }
+    assert_eq!(end.structured["exitCode"], 0, "{}", end.structured);
+    assert!(output.contains("stopped\n"), "{output}");
     assert!(processes_with(&marker).is_empty());
 }
 
