@@ -149,4 +149,59 @@ mod tests {
         );
         assert_eq!(text, expected, "{output:?}");
     }
+
+    /// The user namespace variant, as a user without privileges runs it (CI may run as any
+    /// user): the same uid and gid inside, pid 2 in its own `/proc`.
+    #[test]
+    fn an_unprivileged_user_keeps_its_ids_in_the_user_namespace() {
+        let Some(found) = namespace() else {
+            return;
+        };
+        let variant = Namespace {
+            setpriv: found.setpriv,
+            unshare: found.unshare.clone(),
+            timeout: found.timeout.clone(),
+            user: true,
+        };
+        let root = rustix::process::getuid().is_root();
+        let as_user = |script: &str| {
+            let mut inner = variant.command();
+            inner.args(["/bin/sh", "-c", script]);
+            let mut command = Command::new(found.setpriv);
+            if root {
+                command.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+            } else {
+                command.arg("--");
+            }
+            command
+                .arg(inner.get_program())
+                .args(inner.get_args())
+                .current_dir("/")
+                .env_clear()
+                .env("PATH", "/usr/bin:/bin")
+                .stdin(Stdio::null())
+                .output()
+                .unwrap()
+        };
+        let probe = as_user(PROBE);
+        if probe.status.code() != Some(PROBE_CODE) {
+            // Unprivileged user namespaces are restricted here: such a user gets the guardian.
+            eprintln!("no user namespace for an unprivileged user: {probe:?}");
+            return;
+        }
+        let ids = as_user("echo $$ $(id -u) $(id -g)");
+        let (uid, gid) = if root {
+            (65534, 65534)
+        } else {
+            (
+                rustix::process::getuid().as_raw(),
+                rustix::process::getgid().as_raw(),
+            )
+        };
+        assert_eq!(
+            String::from_utf8_lossy(&ids.stdout),
+            format!("2 {uid} {gid}\n"),
+            "{ids:?}"
+        );
+    }
 }
