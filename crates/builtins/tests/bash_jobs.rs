@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tackle_builtins::LocationServices;
-use tackle_builtins::bash::{JOB_OUTPUT_BYTES, JobStore, MAX_RUNNING_JOBS};
+use tackle_builtins::bash::{JOB_OUTPUT_BYTES, JobContainment, JobStore, MAX_RUNNING_JOBS};
 use tackle_permission::{Effect, Permission, Reply, Rule, Ruleset, SavedApprovals};
 use tackle_tool_core::{Call, Context, Tool, ToolError, ToolOutput};
 
@@ -30,6 +30,10 @@ struct Jobs {
 impl Jobs {
     fn new() -> Self {
         Self::with_store(JobStore::new())
+    }
+
+    fn in_mode(mode: JobContainment) -> Self {
+        Self::with_store(JobStore::with_containment(mode))
     }
 
     fn with_store(store: JobStore) -> Self {
@@ -116,11 +120,17 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
 }
 
 /// Kills what a failing test left behind.
-struct Cleanup(&'static [&'static str]);
+struct Cleanup(Vec<String>);
+
+impl Cleanup {
+    fn new(markers: &[impl AsRef<str>]) -> Self {
+        Self(markers.iter().map(|m| m.as_ref().to_owned()).collect())
+    }
+}
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
-        for marker in self.0 {
+        for marker in &self.0 {
             for pid in processes_with(marker) {
                 let _ = Command::new("kill")
                     .args(["-KILL", &pid.to_string()])
@@ -130,6 +140,48 @@ impl Drop for Cleanup {
     }
 }
 
+/// `text` with its markers (`1000.` numbers, the watcher's line) made distinct per mode: the
+/// tests of both modes run at once and must not see each other's processes.
+fn mark(mode: JobContainment, text: &str) -> String {
+    match mode {
+        JobContainment::Guardian => text
+            .replace("1000.", "1001.")
+            .replace("tackle-watch-line", "tackle-guarded-line"),
+        _ => text.to_owned(),
+    }
+}
+
+/// The tests above, once per containment of the jobs.
+macro_rules! in_both_modes {
+    ($($name:ident),* $(,)?) => {
+        mod namespace {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(tackle_builtins::bash::JobContainment::Namespace).await;
+                }
+            )*
+        }
+        mod guardian {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(tackle_builtins::bash::JobContainment::Guardian).await;
+                }
+            )*
+        }
+    };
+}
+
+in_both_modes!(
+    an_http_server_started_as_a_job_answers_a_second_call,
+    a_watcher_printing_forever_keeps_only_the_ring,
+    job_kill_leaves_no_process_not_even_detached_ones,
+    deleting_a_session_kills_its_jobs_and_only_them,
+    a_session_runs_a_limited_number_of_jobs_and_shutdown_ends_them_all,
+    a_job_finds_and_stops_its_own_processes_by_name,
+);
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -138,9 +190,8 @@ fn free_port() -> u16 {
         .port()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_http_server_started_as_a_job_answers_a_second_call() {
-    let jobs = Jobs::new();
+async fn an_http_server_started_as_a_job_answers_a_second_call(mode: JobContainment) {
+    let jobs = Jobs::in_mode(mode);
     fs::write(jobs.root.join("page.txt"), "served by the job\n").unwrap();
     let port = free_port();
     let (id, started) = jobs
@@ -218,11 +269,11 @@ async fn an_http_server_started_as_a_job_answers_a_second_call() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_watcher_printing_forever_keeps_only_the_ring() {
-    let _cleanup = Cleanup(&["tackle-watch-line"]);
-    let jobs = Jobs::new();
-    let (id, _) = jobs.start("yes tackle-watch-line", "ses_1").await;
+async fn a_watcher_printing_forever_keeps_only_the_ring(mode: JobContainment) {
+    let line = mark(mode, "tackle-watch-line");
+    let _cleanup = Cleanup::new(&[&line]);
+    let jobs = Jobs::in_mode(mode);
+    let (id, _) = jobs.start(&format!("yes {line}"), "ses_1").await;
     // Let it print many times the ring.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let first = jobs.ok("job_output", json!({"id": id}), "ses_1").await;
@@ -231,13 +282,8 @@ async fn a_watcher_printing_forever_keeps_only_the_ring() {
     assert!(output.len() <= JOB_OUTPUT_BYTES, "{}", output.len());
     assert!(dropped > 0, "nothing was dropped: {}", output.len());
     // The ring starts wherever the dropped bytes ended: only the first line may be cut.
-    assert!(
-        output
-            .lines()
-            .skip(1)
-            .all(|line| line == "tackle-watch-line")
-    );
-    assert!("tackle-watch-line".ends_with(output.lines().next().unwrap()));
+    assert!(output.lines().skip(1).all(|printed| printed == line));
+    assert!(line.ends_with(output.lines().next().unwrap()));
     assert!(text(&first).contains("bytes of output since the last look were dropped"));
     let list = jobs.ok("job_list", json!({}), "ses_1").await;
     assert_eq!(
@@ -246,18 +292,20 @@ async fn a_watcher_printing_forever_keeps_only_the_ring() {
         list.structured
     );
     jobs.ok("job_kill", json!({"id": id}), "ses_1").await;
-    assert!(processes_with("tackle-watch-line").is_empty());
+    assert!(processes_with(&line).is_empty());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn job_kill_leaves_no_process_not_even_detached_ones() {
-    let markers = &["1000.4242", "1000.4343", "1000.4444", "1000.4545"];
-    let _cleanup = Cleanup(markers);
-    let jobs = Jobs::new();
+async fn job_kill_leaves_no_process_not_even_detached_ones(mode: JobContainment) {
+    let markers = ["1000.4242", "1000.4343", "1000.4444", "1000.4545"].map(|m| mark(mode, m));
+    let _cleanup = Cleanup::new(&markers);
+    let jobs = Jobs::in_mode(mode);
     let (id, started) = jobs
         .start(
-            "setsid sleep 1000.4242 & sleep 1000.4343 & sh -c 'setsid sleep 1000.4444 &'; \
-             (trap '' TERM; exec sleep 1000.4545) & echo started; wait",
+            &mark(
+                mode,
+                "setsid sleep 1000.4242 & sleep 1000.4343 & sh -c 'setsid sleep 1000.4444 &'; \
+                 (trap '' TERM; exec sleep 1000.4545) & echo started; wait",
+            ),
             "ses_1",
         )
         .await;
@@ -278,7 +326,7 @@ async fn job_kill_leaves_no_process_not_even_detached_ones() {
         "{:?}",
         begun.elapsed()
     );
-    for marker in markers {
+    for marker in &markers {
         assert!(
             processes_with(marker).is_empty(),
             "{marker} survived job_kill"
@@ -291,16 +339,16 @@ async fn job_kill_leaves_no_process_not_even_detached_ones() {
     assert!(again.is_err());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn deleting_a_session_kills_its_jobs_and_only_them() {
-    let _cleanup = Cleanup(&["1000.5151", "1000.5252", "1000.5353"]);
-    let jobs = Jobs::new();
+async fn deleting_a_session_kills_its_jobs_and_only_them(mode: JobContainment) {
+    let [m1, m2, m3] = ["1000.5151", "1000.5252", "1000.5353"].map(|m| mark(mode, m));
+    let _cleanup = Cleanup::new(&[&m1, &m2, &m3]);
+    let jobs = Jobs::in_mode(mode);
     let (a, _) = jobs
-        .start("setsid sleep 1000.5151 & exec sleep 1000.5252", "ses_a")
+        .start(&format!("setsid sleep {m1} & exec sleep {m2}"), "ses_a")
         .await;
-    let (b, _) = jobs.start("exec sleep 1000.5353", "ses_b").await;
+    let (b, _) = jobs.start(&format!("exec sleep {m3}"), "ses_b").await;
     wait_until("the jobs to start", || {
-        ["1000.5151", "1000.5252", "1000.5353"]
+        [&m1, &m2, &m3]
             .iter()
             .all(|m| !processes_with(m).is_empty())
     });
@@ -320,38 +368,77 @@ async fn deleting_a_session_kills_its_jobs_and_only_them() {
 
     jobs.store().delete_session("ses_a");
     wait_until("session a's jobs to die", || {
-        processes_with("1000.5151").is_empty() && processes_with("1000.5252").is_empty()
+        processes_with(&m1).is_empty() && processes_with(&m2).is_empty()
     });
     assert!(
-        !processes_with("1000.5353").is_empty(),
+        !processes_with(&m3).is_empty(),
         "session b's job was killed"
     );
     assert_eq!(jobs.store().running("ses_b"), 1);
     jobs.ok("job_kill", json!({"id": b}), "ses_b").await;
-    assert!(processes_with("1000.5353").is_empty());
+    assert!(processes_with(&m3).is_empty());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_runs_a_limited_number_of_jobs_and_shutdown_ends_them_all() {
-    let _cleanup = Cleanup(&["1000.6161"]);
-    let jobs = Jobs::new();
+async fn a_session_runs_a_limited_number_of_jobs_and_shutdown_ends_them_all(mode: JobContainment) {
+    let marker = mark(mode, "1000.6161");
+    let _cleanup = Cleanup::new(&[&marker]);
+    let jobs = Jobs::in_mode(mode);
     for _ in 0..MAX_RUNNING_JOBS {
-        jobs.start("exec sleep 1000.6161", "ses_1").await;
+        jobs.start(&format!("exec sleep {marker}"), "ses_1").await;
     }
     let refused = jobs
         .call(
             "bash",
-            json!({"command": "exec sleep 1000.6161", "background": true}),
+            json!({"command": format!("exec sleep {marker}"), "background": true}),
             "ses_1",
         )
         .await
         .unwrap_err();
     insta::assert_snapshot!(refused.to_string(), @"This session already runs 8 background jobs, the most it may. Stop one with job_kill (job_list shows them) before starting another.");
     // Another session has its own limit.
-    jobs.start("exec sleep 1000.6161", "ses_2").await;
-    assert_eq!(processes_with("1000.6161").len(), MAX_RUNNING_JOBS + 1);
+    jobs.start(&format!("exec sleep {marker}"), "ses_2").await;
+    // The sleeps themselves, not the programs that started them in their namespaces.
+    let sleeps = processes_with(&marker)
+        .into_iter()
+        .filter(|pid| fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c == "sleep\n"))
+        .count();
+    assert_eq!(sleeps, MAX_RUNNING_JOBS + 1);
     assert!(jobs.store().shutdown(WAIT).await, "the jobs did not end");
-    assert!(processes_with("1000.6161").is_empty());
+    assert!(processes_with(&marker).is_empty());
+}
+
+/// A job finds its own processes by name and signals them (`pkill` reads `/proc`, then signals
+/// the pids it read: in a namespace, both must be the namespace's).
+async fn a_job_finds_and_stops_its_own_processes_by_name(mode: JobContainment) {
+    let marker = mark(mode, "1000.8787");
+    let _cleanup = Cleanup::new(&[&marker]);
+    let jobs = Jobs::in_mode(mode);
+    // Neither the pattern nor the shell's command line (nor the programs starting it) hold
+    // the other.
+    let pattern = format!("sleep {}", marker.replacen('.', "[.]", 1));
+    let (id, started) = jobs
+        .start(
+            &format!(
+                "m={marker}; sleep $m & sleep 0.3; pkill -f '{pattern}' && echo stopped; wait; sleep 3"
+            ),
+            "ses_1",
+        )
+        .await;
+    let mut end = jobs
+        .ok("job_output", json!({"id": id, "wait_ms": 20_000}), "ses_1")
+        .await;
+    // What the start returned, then what came after.
+    let mut output = text(&started);
+    output.push_str(end.structured["output"].as_str().unwrap_or(""));
+    while end.structured["status"] == "running" {
+        end = jobs
+            .ok("job_output", json!({"id": id, "wait_ms": 20_000}), "ses_1")
+            .await;
+        output.push_str(end.structured["output"].as_str().unwrap_or(""));
+    }
+    assert_eq!(end.structured["exitCode"], 0, "{}", end.structured);
+    assert!(output.contains("stopped\n"), "{output}");
+    assert!(processes_with(&marker).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use tackle_builtins::FileMutation;
-use tackle_builtins::bash::JobStore;
+use tackle_builtins::bash::{JobContainment, JobStore};
 use tackle_host::{Environment, Host};
 use tackle_mcp::{AskPolicy, HttpOptions, ServeError, ServeOptions};
 
@@ -33,6 +33,11 @@ pub(crate) struct ServeArgs {
     /// Serve over HTTP on any address, loopback or not; requires --token-file.
     #[arg(long, value_name = "ADDR", requires = "token_file")]
     pub(crate) listen: Option<SocketAddr>,
+    /// Start background jobs without a PID namespace of their own: a guardian process per job
+    /// then kills what it can find of the job if tackle is killed. For jobs that need what a
+    /// user namespace withholds (`sudo`, set-user-ID programs, the host's `ps`).
+    #[arg(long)]
+    pub(crate) no_job_namespace: bool,
     /// The file holding the bearer token HTTP clients must send.
     #[arg(long, value_name = "FILE")]
     pub(crate) token_file: Option<PathBuf>,
@@ -67,7 +72,11 @@ pub(crate) async fn run(args: &ServeArgs, data_dir: Option<&Path>) -> Result<Exi
     // One per process: the sessions' edits of one file are serialised.
     let files = FileMutation::default();
     // One per process too, so that every session's jobs are ended before the process exits.
-    let jobs = JobStore::new();
+    let jobs = JobStore::with_containment(if args.no_job_namespace {
+        JobContainment::Guardian
+    } else {
+        JobContainment::Namespace
+    });
     let sessions_jobs = jobs.clone();
     let build = move |location: &Path, asker| {
         let mut builder = Host::builder(location)

@@ -424,16 +424,62 @@ fn jobs_live_across_calls_and_end_when_the_client_disconnects() {
     }
 }
 
+/// Starts a job that leaves processes every way it can (a `&` child, a `setsid` one, a
+/// double-forking daemon, a pipeline, one that also clears its environment), kills `tackle
+/// serve` with SIGKILL, and waits until none of them runs. `serial` makes the markers unique.
+fn a_killed_tackle_leaves_no_job_process(flags: &[&str], serial: u32, hidden: bool) {
+    let markers: Vec<String> = (1..=6).map(|n| format!("300.{serial}{n}")).collect();
+    let [a, b, c, d, e, f] = markers.clone().try_into().unwrap();
+    let mut command = format!(
+        "sleep {a} & setsid sleep {b} & sh -c '(sleep {c} &)' & setsid sh -c 'sleep {d} & exit' & \
+         sleep {e} | cat & "
+    );
+    let mut expected = markers.clone();
+    if hidden {
+        command.push_str(&format!("setsid env -i sleep {f} & "));
+    } else {
+        expected.pop();
+    }
+    command.push_str("echo started; wait");
+    let mut args = vec!["--ask", "allow-once"];
+    args.extend_from_slice(flags);
+    let mut server = Server::start(&args);
+    server.initialize();
+    let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+    start_job(&mut server, &command, &expected);
+    server.child.kill().unwrap(); // SIGKILL
+    server.child.wait().unwrap();
+    let killed = std::time::Instant::now();
+    // Nothing of tackle runs any more: the kernel (and the guardian, without a namespace)
+    // must end them all.
+    let cleanup = || {
+        for marker in &expected {
+            for pid in processes_with(marker) {
+                let _ = Command::new("kill").args(["-KILL", &pid]).status();
+            }
+        }
+    };
+    let deadline = killed + ANSWER;
+    while expected.iter().any(|m| !processes_with(m).is_empty()) {
+        if std::time::Instant::now() > deadline {
+            let left: Vec<&&str> = expected
+                .iter()
+                .filter(|m| !processes_with(m).is_empty())
+                .collect();
+            cleanup();
+            panic!("{left:?} outlived tackle serve killed with SIGKILL");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    eprintln!("the job was gone {:?} after tackle", killed.elapsed());
+}
+
 #[test]
 fn a_job_does_not_outlive_tackle_serve_killed_with_sigkill() {
-    let marker = "1000.9191";
-    let mut server = Server::start(&["--ask", "allow-once"]);
-    server.initialize();
-    start_job(&mut server, &format!("exec sleep {marker}"), &[marker]);
-    server.child.kill().unwrap();
-    server.child.wait().unwrap();
-    // The kernel kills it (parent death signal): nothing of tackle runs any more.
-    wait_for("the job to die with tackle", || {
-        processes_with(marker).is_empty()
-    });
+    a_killed_tackle_leaves_no_job_process(&[], 1231, true);
+}
+
+#[test]
+fn without_a_namespace_a_guardian_ends_the_job_of_a_killed_tackle() {
+    a_killed_tackle_leaves_no_job_process(&["--no-job-namespace"], 1241, false);
 }

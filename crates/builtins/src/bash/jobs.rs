@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use tackle_tool_core::ProgressSink;
 use tokio::sync::watch;
 
+use super::containment::JobContainment;
 use super::live::{Live, State};
 use super::process::{self, Job, RunError};
 use super::supervise::{Ending, Outcome, supervise};
@@ -51,6 +52,7 @@ pub struct JobStore {
 struct Inner {
     /// Why this host refuses background jobs, if it does.
     refusal: Option<String>,
+    containment: JobContainment,
     sessions: Mutex<HashMap<String, Vec<Entry>>>,
     next: AtomicU64,
     /// How many jobs' threads are still supervising (a job's thread outlives its entry
@@ -62,6 +64,7 @@ impl fmt::Debug for JobStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JobStore")
             .field("refusal", &self.inner.refusal)
+            .field("containment", &self.inner.containment)
             .finish_non_exhaustive()
     }
 }
@@ -100,6 +103,16 @@ impl JobStore {
     /// A store for a host that keeps running between calls.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A store whose jobs are contained as `containment` says.
+    pub fn with_containment(containment: JobContainment) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                containment,
+                ..Inner::default()
+            }),
+        }
     }
 
     /// A store that starts no job and fails `background` calls with `message` (a host whose
@@ -221,9 +234,14 @@ impl JobStore {
         }
         let command = spec.command.clone();
         let live = Live::new(JOB_OUTPUT_BYTES);
-        let kill = spawn(spec, Arc::clone(&live), Arc::clone(&self.inner.threads))
-            .await
-            .map_err(StartError::Run)?;
+        let kill = spawn(
+            spec,
+            Arc::clone(&live),
+            Arc::clone(&self.inner.threads),
+            self.inner.containment,
+        )
+        .await
+        .map_err(StartError::Run)?;
         let id = format!(
             "job_{}",
             self.inner.next.fetch_add(1, Ordering::Relaxed) + 1
@@ -270,6 +288,7 @@ async fn spawn(
     spec: Spec,
     live: Arc<Live>,
     threads: Arc<watch::Sender<usize>>,
+    containment: JobContainment,
 ) -> Result<OwnedFd, RunError> {
     let (sender, receiver) = tokio::sync::oneshot::channel();
     let shell = spec.shell.display().to_string();
@@ -290,13 +309,14 @@ async fn spawn(
                 capture_limit: 0,
                 progress: &silent,
             };
-            let (watch, kill) = match process::start(job, Some(Arc::clone(&live)), true) {
-                Ok(started) => started,
-                Err(err) => {
-                    let _ = sender.send(Err(err));
-                    return;
-                }
-            };
+            let (watch, kill) =
+                match process::start(job, Some(Arc::clone(&live)), Some(containment)) {
+                    Ok(started) => started,
+                    Err(err) => {
+                        let _ = sender.send(Err(err));
+                        return;
+                    }
+                };
             // If the caller is gone, the returned `kill` is dropped here: the job ends at once.
             let _ = sender.send(Ok(kill));
             let state = match supervise(watch) {

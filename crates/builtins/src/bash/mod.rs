@@ -14,8 +14,10 @@
 //!   forks, daemons), is gone when the call returns, is cancelled or its future is dropped
 //!   (TERM, then KILL after 3 s), and the call's orphans are reaped — unless the call made it
 //!   a background job (`background`, `background_on_timeout`): then the same holds when the
-//!   job is killed, its session deleted or its [`JobStore`] dropped (`jobs`), and the kernel
-//!   kills the job's shell if the host process dies (`pdeath`; not the processes it forked).
+//!   job is killed, its session deleted or its [`JobStore`] dropped (`jobs`), and if the host
+//!   process dies, `SIGKILL` included, the kernel empties the job's PID namespace
+//!   (`namespace`), or where there is none a guardian process kills what it finds of the job
+//!   (`guardian`; see [`JobContainment`] for what it can miss).
 //! - Capture is bounded per stream (1 MiB) and every dropped byte is counted; model output is
 //!   bounded by settle, not here (reference A16–A17).
 //!
@@ -28,13 +30,16 @@
 
 mod background;
 mod capture;
+mod containment;
 mod env;
 mod group;
+mod guardian;
 mod hidden;
 mod job_tools;
 mod jobs;
 mod launchers;
 mod live;
+mod namespace;
 mod normalize;
 mod output;
 mod parse;
@@ -58,6 +63,7 @@ use serde_json::{Map, Value, json};
 use tackle_permission::{Permission, Request};
 use tackle_tool_core::{Context, Execute, Halt, Rendered, Tool, ToolError, ToolFailure};
 
+pub use containment::JobContainment;
 pub use job_tools::{
     JobKillInput, JobList, JobListInput, JobOutput, JobOutputInput, JobStatus, JobSummary,
     MAX_WAIT_MS,

@@ -5,33 +5,48 @@
 //! The kernel sends the signal when the *thread* that started the process ends, which covers
 //! the host being killed (`SIGKILL` included); that thread must outlive `setpriv`'s setting
 //! of it (a job's thread lives as long as the job). A host killed in the instant between the
-//! start and `setpriv`'s `prctl` leaves the shell without it. It only reaches the shell: processes it forks do
-//! not inherit the flag, so a job's other processes are ended by its supervisor, which a
-//! `SIGKILL` of the host stops too (the limit is stated in the `bash` module's docs).
+//! start and `setpriv`'s `prctl` leaves the shell without it. It only reaches the process started:
+//! processes it forks do not inherit the flag, so the rest of a job is ended by its PID
+//! namespace ([`namespace`](super::namespace), where `setpriv` starts `unshare`) or its
+//! [`guardian`](super::guardian).
 //!
 //! Found at fixed paths, never through `PATH` (which a project's configuration may set), and
 //! tried once: a `setpriv` too old for `--pdeathsig` (util-linux before 2.33), or none, leaves
 //! jobs started without the flag.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 /// The arguments before the shell.
 pub(crate) const ARGS: &[&str] = &["--pdeathsig", "KILL", "--"];
 
-/// Where `setpriv` is looked for.
-const CANDIDATES: &[&str] = &["/usr/bin/setpriv", "/bin/setpriv"];
+/// The only directories system programs that start jobs are taken from: a project's
+/// configuration may set `PATH`, these are the system's own.
+const SYSTEM_DIRS: &[&str] = &["/usr/bin", "/bin"];
+
+/// The system program `name`, from [`SYSTEM_DIRS`], if it is there.
+pub(crate) fn system_program(name: &str) -> Option<PathBuf> {
+    SYSTEM_DIRS
+        .iter()
+        .map(|dir| Path::new(dir).join(name))
+        .find(|path| path.is_file())
+}
 
 /// A `setpriv` that sets the parent death signal, if this system has one.
 pub(crate) fn wrapper() -> Option<&'static Path> {
-    static FOUND: OnceLock<Option<&'static Path>> = OnceLock::new();
-    *FOUND.get_or_init(|| {
-        if !cfg!(target_os = "linux") {
-            return None;
-        }
-        CANDIDATES.iter().map(Path::new).find(|path| works(path))
-    })
+    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            if !cfg!(target_os = "linux") {
+                return None;
+            }
+            SYSTEM_DIRS
+                .iter()
+                .map(|dir| Path::new(dir).join("setpriv"))
+                .find(|path| works(path))
+        })
+        .as_deref()
 }
 
 /// Whether `setpriv` takes the arguments (running itself again, so nothing else is needed).

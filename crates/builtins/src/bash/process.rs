@@ -30,11 +30,13 @@ use rustix::process::Pid;
 use tackle_tool_core::ProgressSink;
 use tokio_util::sync::CancellationToken;
 
+use super::containment::JobContainment;
 use super::group::GroupGuard;
+use super::guardian::Guardian;
 use super::live::Live;
-use super::pdeath;
 use super::supervise::{Ending, Finished, Outcome, Watch, supervise};
 use super::tree::{self, Tree};
+use super::{namespace, pdeath};
 use crate::blocking::blocking;
 
 /// What to run.
@@ -71,7 +73,7 @@ pub(crate) enum RunError {
 pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Finished, RunError> {
     let started = Instant::now();
     let command = job.command;
-    let (watch, wake_sender) = start(job, None, false)?;
+    let (watch, wake_sender) = start(job, None, None)?;
     let pid = watch.leader.as_raw_nonzero().get();
     let ended = |exit: &dyn std::fmt::Display| {
         tracing::info!(
@@ -114,23 +116,42 @@ pub(crate) async fn run(job: Job<'_>, cancel: &CancellationToken) -> Result<Fini
 
 /// Starts `job` and returns what supervises it, with the sending end of its wake pipe:
 /// dropping that (or writing to it) makes the supervisor terminate everything of the job.
-/// `tap` also gets the output; with `die_with_host`, the shell is started so that the kernel
-/// kills it when the thread calling this ends (Linux, where `setpriv` can set the parent death
-/// signal) — a background job's supervising thread, which lives as long as the job.
+/// `tap` also gets the output; with `die_with_host`, the job is started so that its processes
+/// die when the thread calling this ends (a background job's supervising thread, which lives
+/// as long as the job), as the [`JobContainment`] says: in a PID namespace of its own
+/// ([`namespace`](super::namespace)) where possible, else watched by a
+/// [`guardian`](super::guardian), its shell started with a parent death signal.
 pub(crate) fn start(
     job: Job<'_>,
     tap: Option<Arc<Live>>,
-    die_with_host: bool,
+    die_with_host: Option<JobContainment>,
 ) -> Result<(Watch, OwnedFd), RunError> {
     tree::become_subreaper();
     let marker = tree::marker();
-    let mut command = match pdeath::wrapper().filter(|_| die_with_host) {
-        Some(setpriv) => {
+    let namespace = match die_with_host {
+        Some(JobContainment::Namespace) => namespace::namespace(),
+        _ => None,
+    };
+    // Started before the job, so that it covers the job from its first instant.
+    let mut guardian = match (die_with_host, namespace) {
+        (Some(_), None) => Guardian::start(&marker),
+        _ => None,
+    };
+    let mut command = match (
+        namespace,
+        pdeath::wrapper().filter(|_| die_with_host.is_some()),
+    ) {
+        (Some(namespace), _) => {
+            let mut command = namespace.command();
+            command.arg(job.shell);
+            command
+        }
+        (None, Some(setpriv)) => {
             let mut command = std::process::Command::new(setpriv);
             command.args(pdeath::ARGS).arg(job.shell);
             command
         }
-        None => std::process::Command::new(job.shell),
+        (None, None) => std::process::Command::new(job.shell),
     };
     command
         .arg("-c")
@@ -160,8 +181,12 @@ pub(crate) fn start(
     tracing::debug!(
         pid = leader.as_raw_nonzero().get(),
         command = job.command,
+        namespace = namespace.is_some(),
         "process started"
     );
+    if let Some(guardian) = &mut guardian {
+        guardian.leader(leader);
+    }
     // From here on, dropping the guard (with the watch, if it never runs) ends the group.
     let guard = GroupGuard::new(leader);
     let streams = [
@@ -186,6 +211,7 @@ pub(crate) fn start(
         progress: job.progress.clone(),
         guard,
         tap,
+        guardian,
     };
     Ok((watch, wake_sender))
 }

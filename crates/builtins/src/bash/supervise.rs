@@ -26,6 +26,7 @@ use super::capture::Capture;
 use super::capture::Captured;
 use super::group::Member;
 use super::group::{self, GRACE, GroupGuard};
+use super::guardian::Guardian;
 use super::live::Live;
 use super::tree::Tree;
 
@@ -100,6 +101,9 @@ pub(crate) struct Watch {
     pub(crate) guard: GroupGuard,
     /// A background job's shared output, which also gets every byte read.
     pub(crate) tap: Option<Arc<Live>>,
+    /// The job's guardian, if it has one: dropped (told the job ended) once supervision is
+    /// over.
+    pub(crate) guardian: Option<Guardian>,
 }
 
 /// How supervision ended.
@@ -147,7 +151,10 @@ pub(crate) fn supervise(watch: Watch) -> Outcome {
         progress,
         mut guard,
         tap,
+        guardian,
     } = watch;
+    // Dropped last, after everything of the job is gone.
+    let _guardian = guardian;
     let mut supervisor = Supervisor {
         child,
         leader,

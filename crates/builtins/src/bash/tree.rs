@@ -7,7 +7,9 @@
 //! descendant of the command's shell seen while tracking (the tree is walked while the command
 //! runs, through `/proc/<pid>/task/*/children`), or a child of this process that is in the
 //! command's group or session, carries the call's marker variable ([`MARKER`]) or holds one
-//! of its output pipes, or a descendant of any of those.
+//! of its output pipes, or a descendant of any of those. A background job in a PID namespace
+//! of its own ([`namespace`](super::namespace)) needs none of that: its orphans go to the
+//! namespace's init, below the job's leader, so the walk from the leader finds them.
 //!
 //! Limits: a process that leaves the group and the session, drops the marker and its pipes,
 //! and whose parent exits before the next walk, is not recognised (while it runs, the pipes,
