@@ -164,7 +164,14 @@ impl HostBuilder {
         // withholds from commands are redacted from every result, whichever tool shows them.
         let store_config = resolve::store_config(&config, &data_dir)?;
         let paging = tackle_builtins::read::paging_hint(&store_config.budget());
-        let secrets = tackle_builtins::bash::scrubbed_values(&bash);
+        let mut secrets = tackle_builtins::bash::scrubbed_values(&bash);
+        // MCP servers start from the same scrubbed environment; what their configuration puts
+        // in their hands (`{env:NAME}` values, headers) is redacted like bash's credentials. A
+        // bad server entry fails the build only when servers are connected (not a one-shot).
+        let mcp_servers = mcp::servers(&config, &env, &location, &scrub_options(&bash, &env));
+        if let Ok(resolved) = &mcp_servers {
+            secrets.extend(resolved.secrets.iter().cloned());
+        }
         let store = OutputStore::new(store_config.with_paging(paging).with_redactions(secrets));
         // The audit log redacts what the store redacts.
         let audit = AuditLog::from_config(&config, &data_dir, &store);
@@ -227,7 +234,7 @@ impl HostBuilder {
         let servers = if one_builtin {
             Vec::new()
         } else {
-            mcp::servers(&config, &env, &location)?
+            mcp_servers?.servers
         };
         let reserved: Vec<String> = tools.iter().map(|(name, _)| name.clone()).collect();
         let registry = match &audit {
@@ -493,6 +500,14 @@ impl Session<'_> {
         ctx.agent.clone_from(&self.agent);
         ctx
     }
+}
+
+/// `bash`'s options with the host's environment as base, without the variables the `bash`
+/// section adds for commands: what a server's environment is scrubbed with.
+fn scrub_options(bash: &tackle_builtins::bash::BashOptions, env: &Environment) -> tackle_builtins::bash::BashOptions {
+    let mut scrub = bash.clone();
+    scrub.env = Some(env.vars().map(|(k, v)| (k.clone(), v.clone())).collect());
+    scrub
 }
 
 /// The Location directory: `dir`, canonical; it must be an existing directory.

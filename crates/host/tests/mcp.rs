@@ -13,7 +13,7 @@ use tackle_tool_core::{Call, ResultValue};
 use crate::Fixture;
 
 /// A server written with the official Python SDK: `ping`, `env` (one variable of its
-/// environment) and `lines` (many lines), none annotated (so destructive by the protocol's
+/// environment), `echo` and `lines` (many lines), none annotated (so destructive by the protocol's
 /// default), and `peek`, marked read-only.
 const SERVER: &str = r#"
 import os
@@ -32,6 +32,10 @@ def env(name: str) -> str:
 @srv.tool()
 def lines(count: int) -> str:
     return "".join(f"line {i}\n" for i in range(count))
+
+@srv.tool()
+def echo(text: str) -> str:
+    return text
 
 @srv.tool(annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False))
 def peek() -> str:
@@ -91,13 +95,13 @@ fn text(result: ResultValue) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_configured_server_s_tools_settle_with_the_permission_rules() {
     let mut fx = Fixture::new();
-    fx.var("WHO", "world");
+    fx.var("WHO", "the-whole-wide-world");
     configure(&fx, json!({"permission": {"py_*": "allow"}}));
     let host = host(&fx, Reply::Reject { message: None }).await;
     let status = host.mcp_status();
     assert_eq!(status.len(), 1);
     assert_eq!(status[0].state, McpState::Connected, "{status:?}");
-    assert_eq!(status[0].tools.len(), 4);
+    assert_eq!(status[0].tools.len(), 5);
 
     let session = host.create_session();
     let pong = session
@@ -105,12 +109,44 @@ async fn a_configured_server_s_tools_settle_with_the_permission_rules() {
         .await
         .unwrap();
     assert_eq!(text(pong.into_result()), "pong hi");
-    // `{env:WHO}` comes from the host's environment.
+    // `{env:WHO}` comes from the host's environment, and is a secret the model never reads.
     let greeting = session
         .settle(&Call::new("c2", "py_env", json!({"name": "GREETING"})))
         .await
         .unwrap();
-    assert_eq!(text(greeting.into_result()), "hello world");
+    assert_eq!(text(greeting.into_result()), "[REDACTED]");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_starts_without_the_host_s_credentials_and_its_configured_ones_are_redacted() {
+    let mut fx = Fixture::new();
+    fx.var("GITHUB_TOKEN", "ghp_0123456789abcdefghijklmnopqrstuvwxyz");
+    fx.var("PLAIN_SETTING", "kept-as-it-is");
+    fx.var("WHO", "someone-secret");
+    configure(&fx, json!({"permission": {"py_*": "allow"}}));
+    let host = host(&fx, Reply::Once).await;
+    let session = host.create_session();
+    let env = async |name: &str| {
+        let settled = session
+            .settle(&Call::new("c", "py_env", json!({"name": name})))
+            .await
+            .unwrap();
+        text(settled.into_result())
+    };
+    // Scrubbed as bash scrubs a command's environment; the rest passes.
+    assert_eq!(env("GITHUB_TOKEN").await, "<unset>");
+    assert_eq!(env("PLAIN_SETTING").await, "kept-as-it-is");
+    // The value `{env:WHO}` put in the server's hands never comes back, whole or in part.
+    assert_eq!(env("GREETING").await, "[REDACTED]");
+    let lines = session
+        .settle(&Call::new(
+            "c",
+            "py_echo",
+            json!({"text": "x someone-secret y"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(text(lines.into_result()), "x [REDACTED] y");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
