@@ -88,6 +88,31 @@ impl OutputStore {
         Ok(written)
     }
 
+    /// Saves everything `source` yields as a new managed output of `session_id`, its secrets
+    /// redacted, holding only a chunk of it in memory at a time: for output too large to bound
+    /// in memory (an MCP server's oversized message). Past the spill cap the file keeps its
+    /// head and tail, as every spill does.
+    pub fn save_stream(
+        &self,
+        session_id: &str,
+        call_id: &str,
+        source: &mut impl Read,
+    ) -> Result<OutputRef, StoreError> {
+        let config = &self.inner.config;
+        config.validate()?;
+        spill::ensure_dir(&config.directory)?;
+        let written = crate::save::write(
+            &config.directory,
+            session_id,
+            call_id,
+            source,
+            config.spill_cap,
+            &self.inner.redactor,
+        )?;
+        self.upkeep(&written);
+        Ok(written.reference)
+    }
+
     /// Retention and quota after a spill: a full sweep when the directory's sweep record (shared
     /// by every process spilling there) is missing or an hour old, or when the bytes it records
     /// pass the quota; otherwise the record just counts the new output.
