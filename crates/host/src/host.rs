@@ -264,7 +264,9 @@ impl HostBuilder {
         let mcp = Servers::start(
             servers,
             &registry.tools(),
-            McpOptions::new(gate).reserving(reserved),
+            McpOptions::new(gate)
+                .reserving(reserved)
+                .with_store(store.clone()),
         );
         Ok(Host {
             location,
@@ -504,7 +506,10 @@ impl Session<'_> {
 
 /// `bash`'s options with the host's environment as base, without the variables the `bash`
 /// section adds for commands: what a server's environment is scrubbed with.
-fn scrub_options(bash: &tackle_builtins::bash::BashOptions, env: &Environment) -> tackle_builtins::bash::BashOptions {
+fn scrub_options(
+    bash: &tackle_builtins::bash::BashOptions,
+    env: &Environment,
+) -> tackle_builtins::bash::BashOptions {
     let mut scrub = bash.clone();
     scrub.env = Some(env.vars().map(|(k, v)| (k.clone(), v.clone())).collect());
     scrub

@@ -8,13 +8,15 @@ use process_wrap::tokio::{CommandWrap, ProcessGroup};
 use rmcp::ServiceExt as _;
 use rmcp::handler::client::ClientHandler;
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::io::AsyncReadExt as _;
 use tokio::sync::mpsc;
 
 use crate::config::{ServerConfig, Transport};
 use crate::error::McpClientError;
+use crate::oversize::Spills;
+use crate::stdio::ChildTransport;
 
 /// How much of a server's standard error is kept to explain why it went away.
 const STDERR_TAIL: usize = 2048;
@@ -41,6 +43,8 @@ pub(crate) struct Connection {
     pub(crate) list_changed: mpsc::UnboundedReceiver<()>,
     /// The end of the server's standard error (local servers).
     pub(crate) stderr: Arc<Mutex<String>>,
+    /// The answers too large for one message (local servers), until their calls take them.
+    pub(crate) spills: Arc<Spills>,
 }
 
 impl Connection {
@@ -55,7 +59,11 @@ impl Connection {
 }
 
 /// Starts the server and completes the handshake (the caller bounds it with the timeout).
-pub(crate) async fn connect(config: &ServerConfig) -> Result<Connection, McpClientError> {
+pub(crate) async fn connect(
+    name: &str,
+    config: &ServerConfig,
+) -> Result<Connection, McpClientError> {
+    let spills = Arc::new(Spills::default());
     let (tx, list_changed) = mpsc::unbounded_channel();
     let handler = Handler { list_changed: tx };
     let stderr = Arc::new(Mutex::new(String::new()));
@@ -81,13 +89,18 @@ pub(crate) async fn connect(config: &ServerConfig) -> Result<Connection, McpClie
             // the server as a child).
             let mut wrapped = CommandWrap::from(cmd);
             wrapped.wrap(ProcessGroup::leader());
-            let (transport, err) = TokioChildProcess::builder(wrapped)
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|source| McpClientError::Spawn {
-                    command: program.clone(),
-                    source,
-                })?;
+            wrapped
+                .command_mut()
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let spawn_error = |source| McpClientError::Spawn {
+                command: program.clone(),
+                source,
+            };
+            let child = wrapped.spawn().map_err(spawn_error)?;
+            let (transport, err) =
+                ChildTransport::new(child, name, Arc::clone(&spills)).map_err(spawn_error)?;
             if let Some(mut err) = err {
                 let tail = Arc::clone(&stderr);
                 tokio::spawn(async move {
@@ -141,5 +154,6 @@ pub(crate) async fn connect(config: &ServerConfig) -> Result<Connection, McpClie
         service,
         list_changed,
         stderr,
+        spills,
     })
 }

@@ -24,9 +24,12 @@
 //!   cancels the request.
 //! - Results: text → text, images and blobs → file parts (one over the store's inline limit
 //!   is replaced by a note), text resources → text, `isError` → a failure the model reads,
-//!   `structuredContent` → the structured output. A message over rmcp's 16 MiB line limit
-//!   (stdio) is discarded by the transport without being held, and the call fails at its
-//!   timeout.
+//!   `structuredContent` → the structured output.
+//! - A local server's answer over rmcp's 16 MiB line limit answers its call at once: its text
+//!   is streamed to the output store ([`Options::store`]) while it is read, and the model
+//!   reads its ends and the `tool-output://` reference (a failure when the tool has an output
+//!   schema, whose value was lost with the message). Nothing beyond one line within the limit
+//!   and the ends is held; an oversized message that answers nothing is dropped.
 //!
 //! Layering: below the host; uses tool-core, the registry and output-store's limits, never
 //! permission (the [`Gate`] is how the host's rules apply).
@@ -36,6 +39,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use tackle_output_store::OutputStore;
 use tackle_registry::Tools;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -46,7 +50,9 @@ mod convert;
 mod error;
 mod gate;
 pub mod name;
+mod oversize;
 mod status;
+mod stdio;
 mod supervise;
 
 pub use config::{DEFAULT_TIMEOUT, ServerConfig, Transport};
@@ -64,6 +70,9 @@ pub struct Options {
     pub gate: Arc<dyn Gate>,
     /// The first delay before reconnecting and the longest.
     pub backoff: (Duration, Duration),
+    /// Where an answer too large for one message is saved (a local server's): without one,
+    /// such an answer is a failure naming its size.
+    pub store: Option<OutputStore>,
 }
 
 impl std::fmt::Debug for Options {
@@ -82,7 +91,15 @@ impl Options {
             reserved: BTreeSet::new(),
             gate,
             backoff: supervise::BACKOFF,
+            store: None,
         }
+    }
+
+    /// The same options saving oversized answers in `store` (the registry's).
+    #[must_use]
+    pub fn with_store(mut self, store: OutputStore) -> Self {
+        self.store = Some(store);
+        self
     }
 
     /// The same options with `names` reserved.

@@ -55,14 +55,14 @@ pub(crate) fn write(
     }
     // Too large for one file: keep its head and tail in a capped one, then drop the full one.
     let mut whole = spill::open(dir, &full)?;
-    let (capped, mut out) = match spill::create(&directory, dir, session_id, call_id, Layout::Capped)
-    {
-        Ok(created) => created,
-        Err(err) => {
-            let _ = rustix::fs::unlinkat(&directory, full.file_name(), AtFlags::empty());
-            return Err(err);
-        }
-    };
+    let (capped, mut out) =
+        match spill::create(&directory, dir, session_id, call_id, Layout::Capped) {
+            Ok(created) => created,
+            Err(err) => {
+                let _ = rustix::fs::unlinkat(&directory, full.file_name(), AtFlags::empty());
+                return Err(err);
+            }
+        };
     let result = recut(&mut whole, bytes, &mut out, spill_cap);
     let _ = rustix::fs::unlinkat(&directory, full.file_name(), AtFlags::empty());
     match result {
@@ -155,7 +155,11 @@ fn recut(whole: &mut File, len: u64, out: &mut File, spill_cap: u64) -> io::Resu
         Some(i) => head_max - near + i as u64 + 1,
         None => {
             let at = floor_boundary(&window, window.len().saturating_sub(1));
-            let at = if window.get(at) == Some(&b'\n') { at + 1 } else { at };
+            let at = if window.get(at) == Some(&b'\n') {
+                at + 1
+            } else {
+                at
+            };
             head_max - near + at as u64
         }
     };
@@ -196,7 +200,11 @@ fn recut(whole: &mut File, len: u64, out: &mut File, spill_cap: u64) -> io::Resu
     let dropped = tail_start - head_end;
     let (head_rest, tail_lead) = match (first, final_nl) {
         (Some(first), Some(final_nl)) => (
-            if head_partial { first - head_end + 1 } else { 0 },
+            if head_partial {
+                first - head_end + 1
+            } else {
+                0
+            },
             if tail_partial {
                 tail_start - final_nl - 1
             } else {

@@ -70,12 +70,20 @@ fn a_stream_of_many_megabytes_is_capped_and_readable() {
         .save_stream("ses", "c1", &mut body.as_bytes())
         .unwrap();
     let first = store
-        .read_page(&reference, 1, tackle_output_store::PageLimits::new(2, 4096, 12))
+        .read_page(
+            &reference,
+            1,
+            tackle_output_store::PageLimits::new(2, 4096, 12),
+        )
         .unwrap();
     assert_eq!(first.lines, ["line 0 [REDACTED]", "line 1 [REDACTED]"]);
     assert_eq!(first.total_lines, 400_000);
     let last = store
-        .read_page(&reference, 400_000, tackle_output_store::PageLimits::new(2, 4096, 12))
+        .read_page(
+            &reference,
+            400_000,
+            tackle_output_store::PageLimits::new(2, 4096, 12),
+        )
         .unwrap();
     assert_eq!(last.lines, ["line 399999 [REDACTED]"]);
     assert!(only_file(&store).len() <= 1 << 20);
