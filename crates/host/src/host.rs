@@ -25,6 +25,8 @@ use crate::error::HostError;
 use crate::plugin::{Plugin, PluginStatus, Plugins};
 use crate::{mcp, resolve};
 
+mod session_mcp;
+
 /// How a [`Host`] is built: [`Host::builder`], then `build`.
 #[must_use]
 pub struct HostBuilder {
@@ -168,7 +170,8 @@ impl HostBuilder {
         // MCP servers start from the same scrubbed environment; what their configuration puts
         // in their hands (`{env:NAME}` values, headers) is redacted like bash's credentials. A
         // bad server entry fails the build only when servers are connected (not a one-shot).
-        let mcp_servers = mcp::servers(&config, &env, &location, &scrub_options(&bash, &env));
+        let scrub = scrub_options(&bash, &env);
+        let mcp_servers = mcp::servers(&config, &env, &location, &scrub);
         if let Ok(resolved) = &mcp_servers {
             secrets.extend(resolved.secrets.iter().cloned());
         }
@@ -261,13 +264,16 @@ impl HostBuilder {
         let gate = Arc::new(mcp::PermissionGate {
             permission: permission.clone(),
         });
-        let mcp = Servers::start(
-            servers,
-            &registry.tools(),
-            McpOptions::new(gate)
-                .reserving(reserved)
-                .with_store(store.clone()),
-        );
+        let options = McpOptions::new(gate)
+            .reserving(reserved)
+            .with_store(store.clone());
+        let mcp = Servers::start(servers, &registry.tools(), options.clone());
+        let session_servers = mcp::SessionServers {
+            base: tackle_builtins::bash::scrubbed_env(&scrub),
+            env,
+            location: location.clone(),
+            options,
+        };
         Ok(Host {
             location,
             data_dir,
@@ -283,6 +289,8 @@ impl HostBuilder {
             audit,
             _builtins: builtins,
             mcp,
+            session_servers,
+            session_mcp: Mutex::default(),
         })
     }
 }
@@ -309,6 +317,10 @@ pub struct Host {
     _builtins: Registration,
     /// The MCP servers' connections, each holding its batch of tools; dropped with the host.
     mcp: Servers,
+    /// How a session's own servers are resolved and started.
+    session_servers: mcp::SessionServers,
+    /// Each session's own servers, stopped when it is deleted.
+    session_mcp: Mutex<BTreeMap<String, Vec<Arc<Servers>>>>,
 }
 
 impl Host {
@@ -429,9 +441,16 @@ impl Host {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(id);
-        // The layer goes at once, whoever else holds a guard of it; then ours are dropped.
+        let servers = self
+            .session_mcp
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
+        // The layer goes at once, whoever else holds a guard of it; then ours are dropped, and
+        // the session's servers stopped.
         self.registry.close_session(id);
         drop(removed);
+        drop(servers);
         self.permission.delete_session(id);
         self.services.jobs().delete_session(id);
         let todos = self

@@ -58,6 +58,51 @@ pub(crate) fn servers(
     Ok(resolved)
 }
 
+/// What a session's servers are resolved and started with: the host's environment, scrubbed
+/// and whole (for `{env:NAME}`), its Location, and the options of its own servers.
+#[derive(Debug, Clone)]
+pub(crate) struct SessionServers {
+    pub(crate) env: Environment,
+    pub(crate) base: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    pub(crate) location: std::path::PathBuf,
+    pub(crate) options: tackle_mcp_client::Options,
+}
+
+impl SessionServers {
+    /// `servers` resolved as the `mcp` key's are (disabled ones left out); an error names the
+    /// session and the server's key.
+    pub(crate) fn resolve(
+        &self,
+        session: &str,
+        servers: &BTreeMap<String, McpServerConfig>,
+    ) -> Result<Resolved, ConfigError> {
+        let mut resolved = Resolved::default();
+        for (name, server) in servers {
+            if server.enabled == Some(false) {
+                continue;
+            }
+            let error = |field: &str, message: &str| {
+                let path = if field.is_empty() {
+                    format!("mcp.{name}")
+                } else {
+                    format!("mcp.{name}.{field}")
+                };
+                ConfigError::new(&format!("session {session}"), &path, message)
+            };
+            let server = resolve(
+                server,
+                &self.env,
+                &self.location,
+                &self.base,
+                &mut resolved.secrets,
+                error,
+            )?;
+            resolved.servers.push((name.clone(), server));
+        }
+        Ok(resolved)
+    }
+}
+
 /// One server's configuration, its secrets added to `secrets`.
 fn resolve(
     server: &McpServerConfig,

@@ -252,3 +252,67 @@ fn a_server_without_its_command_is_a_configuration_error() {
     assert_eq!(err.path, "mcp.broken.command");
     assert_eq!(err.message, "a local server needs a command");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_s_own_server_is_seen_only_there_and_stops_with_it() {
+    let mut fx = Fixture::new();
+    fx.var("WHO", "someone-in-session");
+    let script = fx.write(
+        "session_server.py",
+        &format!("import os, sys\nopen(sys.argv[1], 'w').write(str(os.getpid()))\n{SERVER}"),
+    );
+    let pid_file = fx.data.path().join("server.pid");
+    fx.write_user(&json!({"permission": {"own_*": "allow"}}).to_string());
+    let host = host(&fx, Reply::Reject { message: None }).await;
+    let session = host.create_session();
+    let other = host.create_session();
+    let servers: std::collections::BTreeMap<String, tackle_host::config::McpServerConfig> =
+        serde_json::from_value(json!({"own": {
+            "type": "local",
+            "command": [python(), script, pid_file],
+            "environment": {"GREETING": "hi {env:WHO}"},
+            "timeout": 60000
+        }}))
+        .unwrap();
+    session.add_mcp_servers(&servers).unwrap();
+    tokio::time::timeout(Duration::from_secs(60), session.mcp_ready())
+        .await
+        .unwrap();
+    let status = session.mcp_status();
+    assert_eq!(status[0].state, McpState::Connected, "{status:?}");
+    // In this session's catalog only.
+    assert!(session.materialize().contains("own_ping"));
+    assert!(!other.materialize().contains("own_ping"));
+    assert!(!host.materialize().contains("own_ping"));
+    assert!(other.mcp_status().is_empty() && host.mcp_status().is_empty());
+    let pong = session
+        .settle(&Call::new("c1", "own_ping", json!({"word": "mine"})))
+        .await
+        .unwrap();
+    assert_eq!(text(pong.into_result()), "pong mine");
+    let unknown = other
+        .settle(&Call::new("c1", "own_ping", json!({"word": "theirs"})))
+        .await
+        .unwrap();
+    assert_eq!(text(unknown.into_result()), "Unknown tool: own_ping");
+    // What its configuration handed it is redacted, in every session.
+    let greeting = session
+        .settle(&Call::new("c2", "own_env", json!({"name": "GREETING"})))
+        .await
+        .unwrap();
+    assert_eq!(text(greeting.into_result()), "[REDACTED]");
+
+    // Deleting the session stops the server's process.
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let proc = std::path::PathBuf::from(format!("/proc/{pid}"));
+    assert!(proc.exists());
+    host.delete_session(session.id()).unwrap();
+    let started = std::time::Instant::now();
+    while proc.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the session's server {pid} still runs"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
