@@ -143,11 +143,18 @@ pub(crate) async fn connect(
                 custom.insert(name, value);
             }
             let transport =
-                StreamableHttpClientTransport::from_config(config.custom_headers(custom));
-            handler
-                .serve(transport)
-                .await
-                .map_err(|err| McpClientError::Protocol(err.to_string()))?
+                StreamableHttpClientTransport::from_config(config.custom_headers(custom.clone()));
+            match handler.serve(transport).await {
+                Ok(service) => service,
+                Err(err) => {
+                    let error = err.to_string();
+                    return Err(if legacy_sse(url, custom).await {
+                        McpClientError::LegacySse(url.clone())
+                    } else {
+                        McpClientError::Protocol(error)
+                    });
+                }
+            }
         }
     };
     Ok(Connection {
@@ -156,4 +163,46 @@ pub(crate) async fn connect(
         stderr,
         spills,
     })
+}
+
+/// True when `url` answers a GET with an event stream whose first event is `endpoint`: the
+/// HTTP+SSE transport of protocol versions before 2025-03-26, which rmcp (so this client) does
+/// not implement; only streamable HTTP is. Asked only after the handshake failed, to say so.
+async fn legacy_sse(url: &str, headers: HashMap<http::HeaderName, http::HeaderValue>) -> bool {
+    /// Enough for the first event of any such server.
+    const FIRST_EVENT: usize = 4096;
+    let probe = async {
+        let client = reqwest::Client::builder().build().ok()?;
+        let mut request = client
+            .get(url)
+            .header(http::header::ACCEPT, "text/event-stream");
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let mut response = request.send().await.ok()?;
+        let stream = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if !response.status().is_success() || !stream {
+            return Some(false);
+        }
+        let mut seen = Vec::new();
+        while seen.len() < FIRST_EVENT {
+            let chunk = response.chunk().await.ok()??;
+            seen.extend_from_slice(&chunk);
+            let text = String::from_utf8_lossy(&seen);
+            if text.contains("\n\n") || text.contains("\r\n\r\n") {
+                break;
+            }
+        }
+        let text = String::from_utf8_lossy(&seen);
+        Some(text.lines().any(|line| line.trim() == "event: endpoint"))
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(5), probe)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or(false)
 }

@@ -2,7 +2,9 @@
 //! batch per connection in a Location's registry.
 //!
 //! [`Servers::start`] connects every configured server concurrently (stdio processes and
-//! streamable HTTP endpoints, through `rmcp`), each under its timeout. A connected server's
+//! streamable HTTP endpoints, through `rmcp`, which has no client for the legacy HTTP+SSE
+//! transport: such a server is reported as [`McpClientError::LegacySse`]), each under its
+//! timeout. A connected server's
 //! tools are built with [`Tool::dynamic_rendered`](tackle_tool_core::Tool::dynamic_rendered)
 //! from its `inputSchema` (validated at settle) and `outputSchema` (checked against
 //! `structuredContent`), named `<server>_<tool>` fitted to tackle's name rule (see [`name`]),
