@@ -404,6 +404,12 @@ impl Host {
         self.mcp.ready().await;
     }
 
+    /// Waits like [`mcp_ready`](Self::mcp_ready), at most `bound`; the servers whose first
+    /// attempt is still under way then, by name (their tools register when they connect).
+    pub async fn mcp_ready_within(&self, bound: std::time::Duration) -> Vec<String> {
+        self.mcp.ready_within(bound).await
+    }
+
     /// The catalog for one turn outside any session: every tool the rules do not wholly
     /// disable.
     pub fn materialize(&self) -> Materialization {
@@ -533,6 +539,10 @@ fn scrub_options(
     scrub.env = Some(env.vars().map(|(k, v)| (k.clone(), v.clone())).collect());
     scrub
 }
+
+/// How long a host that lists tools at start-up (`tackle tools`, `tackle serve`'s first
+/// catalog) waits for its MCP servers' first attempts; a slower server's tools come later.
+pub const MCP_STARTUP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The Location directory: `dir`, canonical; it must be an existing directory.
 pub fn location(dir: &Path) -> Result<PathBuf, HostError> {

@@ -206,6 +206,17 @@ impl Servers {
         let _ = attempted.wait_for(|count| *count >= self.count).await;
     }
 
+    /// Waits like [`ready`](Self::ready), at most `bound`; the servers whose first attempt is
+    /// still under way then, by name.
+    pub async fn ready_within(&self, bound: Duration) -> Vec<String> {
+        let _ = tokio::time::timeout(bound, self.ready()).await;
+        self.status()
+            .into_iter()
+            .filter(|status| status.state == State::Connecting)
+            .map(|status| status.name)
+            .collect()
+    }
+
     /// Each server's status, in configuration order.
     pub fn status(&self) -> Vec<ServerStatus> {
         self.shared

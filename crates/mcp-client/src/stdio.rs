@@ -64,10 +64,14 @@ impl ChildTransport {
     fn stop(&mut self) {
         self.pump.abort();
         if let Some(mut child) = self.child.take() {
-            // Killing waits for the process; off this thread, as dropping cannot wait.
-            tokio::spawn(async move {
-                let _ = Box::into_pin(child.kill()).await;
-            });
+            // The group is killed now, even when no runtime is left to finish the job; the
+            // process is reaped off this thread, as dropping cannot wait.
+            let _ = child.start_kill();
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move {
+                    let _ = child.wait().await;
+                });
+            }
         }
     }
 }
