@@ -19,8 +19,11 @@ pub(crate) async fn run(
     data_dir: Option<&std::path::Path>,
 ) -> Result<ExitCode, CliError> {
     let host = interactive(host.builder(data_dir)?, false)?;
-    // The configured MCP servers' tools are part of the catalog.
-    host.mcp_ready().await;
+    // The configured MCP servers' tools are part of the catalog; a slow server is named, not
+    // waited for.
+    for server in host.mcp_ready_within(tackle_host::MCP_STARTUP_WAIT).await {
+        eprintln!("tackle: MCP server {server} is still connecting; its tools are not listed");
+    }
     let mut snapshot = host.materialize();
     if let Some(model) = model {
         snapshot = CatalogProfile::for_model(model).apply(&snapshot);

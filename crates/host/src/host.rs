@@ -25,6 +25,8 @@ use crate::error::HostError;
 use crate::plugin::{Plugin, PluginStatus, Plugins};
 use crate::{mcp, resolve};
 
+mod session_mcp;
+
 /// How a [`Host`] is built: [`Host::builder`], then `build`.
 #[must_use]
 pub struct HostBuilder {
@@ -164,7 +166,15 @@ impl HostBuilder {
         // withholds from commands are redacted from every result, whichever tool shows them.
         let store_config = resolve::store_config(&config, &data_dir)?;
         let paging = tackle_builtins::read::paging_hint(&store_config.budget());
-        let secrets = tackle_builtins::bash::scrubbed_values(&bash);
+        let mut secrets = tackle_builtins::bash::scrubbed_values(&bash);
+        // MCP servers start from the same scrubbed environment; what their configuration puts
+        // in their hands (`{env:NAME}` values, headers) is redacted like bash's credentials. A
+        // bad server entry fails the build only when servers are connected (not a one-shot).
+        let scrub = scrub_options(&bash, &env);
+        let mcp_servers = mcp::servers(&config, &env, &location, &scrub);
+        if let Ok(resolved) = &mcp_servers {
+            secrets.extend(resolved.secrets.iter().cloned());
+        }
         let store = OutputStore::new(store_config.with_paging(paging).with_redactions(secrets));
         // The audit log redacts what the store redacts.
         let audit = AuditLog::from_config(&config, &data_dir, &store);
@@ -227,7 +237,7 @@ impl HostBuilder {
         let servers = if one_builtin {
             Vec::new()
         } else {
-            mcp::servers(&config, &env, &location)?
+            mcp_servers?.servers
         };
         let reserved: Vec<String> = tools.iter().map(|(name, _)| name.clone()).collect();
         let registry = match &audit {
@@ -254,11 +264,16 @@ impl HostBuilder {
         let gate = Arc::new(mcp::PermissionGate {
             permission: permission.clone(),
         });
-        let mcp = Servers::start(
-            servers,
-            &registry.tools(),
-            McpOptions::new(gate).reserving(reserved),
-        );
+        let options = McpOptions::new(gate)
+            .reserving(reserved)
+            .with_store(store.clone());
+        let mcp = Servers::start(servers, &registry.tools(), options.clone());
+        let session_servers = mcp::SessionServers {
+            base: tackle_builtins::bash::scrubbed_env(&scrub),
+            env,
+            location: location.clone(),
+            options,
+        };
         Ok(Host {
             location,
             data_dir,
@@ -274,6 +289,8 @@ impl HostBuilder {
             audit,
             _builtins: builtins,
             mcp,
+            session_servers,
+            session_mcp: Mutex::default(),
         })
     }
 }
@@ -300,6 +317,10 @@ pub struct Host {
     _builtins: Registration,
     /// The MCP servers' connections, each holding its batch of tools; dropped with the host.
     mcp: Servers,
+    /// How a session's own servers are resolved and started.
+    session_servers: mcp::SessionServers,
+    /// Each session's own servers, stopped when it is deleted.
+    session_mcp: Mutex<BTreeMap<String, Vec<Arc<Servers>>>>,
 }
 
 impl Host {
@@ -383,6 +404,12 @@ impl Host {
         self.mcp.ready().await;
     }
 
+    /// Waits like [`mcp_ready`](Self::mcp_ready), at most `bound`; the servers whose first
+    /// attempt is still under way then, by name (their tools register when they connect).
+    pub async fn mcp_ready_within(&self, bound: std::time::Duration) -> Vec<String> {
+        self.mcp.ready_within(bound).await
+    }
+
     /// The catalog for one turn outside any session: every tool the rules do not wholly
     /// disable.
     pub fn materialize(&self) -> Materialization {
@@ -420,9 +447,16 @@ impl Host {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(id);
-        // The layer goes at once, whoever else holds a guard of it; then ours are dropped.
+        let servers = self
+            .session_mcp
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
+        // The layer goes at once, whoever else holds a guard of it; then ours are dropped, and
+        // the session's servers stopped.
         self.registry.close_session(id);
         drop(removed);
+        drop(servers);
         self.permission.delete_session(id);
         self.services.jobs().delete_session(id);
         let todos = self
@@ -494,6 +528,21 @@ impl Session<'_> {
         ctx
     }
 }
+
+/// `bash`'s options with the host's environment as base, without the variables the `bash`
+/// section adds for commands: what a server's environment is scrubbed with.
+fn scrub_options(
+    bash: &tackle_builtins::bash::BashOptions,
+    env: &Environment,
+) -> tackle_builtins::bash::BashOptions {
+    let mut scrub = bash.clone();
+    scrub.env = Some(env.vars().map(|(k, v)| (k.clone(), v.clone())).collect());
+    scrub
+}
+
+/// How long a host that lists tools at start-up (`tackle tools`, `tackle serve`'s first
+/// catalog) waits for its MCP servers' first attempts; a slower server's tools come later.
+pub const MCP_STARTUP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The Location directory: `dir`, canonical; it must be an existing directory.
 pub fn location(dir: &Path) -> Result<PathBuf, HostError> {

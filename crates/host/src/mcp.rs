@@ -1,91 +1,187 @@
 //! The configured MCP servers: their settings resolved (`{env:NAME}`, the Location as working
-//! directory), and the gate every call of their tools passes (the permission service, the
-//! registered name as the action).
+//! directory, the environment scrubbed as `bash` scrubs a command's), and the gate every call
+//! of their tools passes (the permission service, the registered name as the action).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
+use tackle_builtins::bash::BashOptions;
 use tackle_mcp_client::{Gate, GateFuture, GateRequest, ServerConfig, Transport};
 use tackle_permission::{Effect, Permission, Request, RuleOrigin};
 use tackle_tool_core::{Context, ToolError};
 
-use crate::config::{Config, McpKind};
+use crate::config::{Config, McpKind, McpServerConfig};
 use crate::env::Environment;
 use crate::error::ConfigError;
 
-/// The enabled servers, in name order; a server the configuration cannot describe is a
-/// [`ConfigError`] naming its key.
+/// The configured servers, resolved, and the values their configuration put in their hands.
+#[derive(Debug, Default)]
+pub(crate) struct Resolved {
+    /// The enabled servers, in name order.
+    pub(crate) servers: Vec<(String, ServerConfig)>,
+    /// Values to redact from every result: each `{env:NAME}` value, each header value, and
+    /// each environment value that holds a reference or looks like a credential.
+    pub(crate) secrets: Vec<String>,
+}
+
+/// The enabled servers of `config`; a server the configuration cannot describe is a
+/// [`ConfigError`] naming its key. Local servers start from `scrub`'s environment with the
+/// credentials removed (the host's environment, as `bash` gives it to a command).
 pub(crate) fn servers(
     config: &Config,
     env: &Environment,
     location: &Path,
-) -> Result<Vec<(String, ServerConfig)>, ConfigError> {
+    scrub: &BashOptions,
+) -> Result<Resolved, ConfigError> {
+    let mut resolved = Resolved::default();
     let Some(servers) = &config.settings.mcp else {
-        return Ok(Vec::new());
+        return Ok(resolved);
     };
-    let mut resolved = Vec::new();
+    let base = tackle_builtins::bash::scrubbed_env(scrub);
     for (name, server) in servers {
         if server.enabled == Some(false) {
             continue;
         }
-        let key = format!("mcp.{name}");
         let error = |field: &str, message: &str| {
             let path = if field.is_empty() {
-                key.clone()
+                format!("mcp.{name}")
             } else {
-                format!("{key}.{field}")
+                format!("mcp.{name}.{field}")
             };
             ConfigError::new(&config.origin(&path).to_string(), &path, message)
         };
-        let transport = match server.kind {
-            Some(McpKind::Local) => {
-                let command = server.command.clone().unwrap_or_default();
-                if command.first().is_none_or(String::is_empty) {
-                    return Err(error("command", "a local server needs a command"));
-                }
-                Transport::Local {
-                    command,
-                    // The host's environment (injected in tests), as opencode passes its own.
-                    base_env: Some(env.vars().map(|(k, v)| (k.clone(), v.clone())).collect()),
-                    environment: substituted(server.environment.as_ref(), env),
-                    cwd: Some(location.to_owned()),
-                }
-            }
-            Some(McpKind::Remote) => {
-                let Some(url) = server.url.clone().filter(|u| !u.is_empty()) else {
-                    return Err(error("url", "a remote server needs a url"));
-                };
-                Transport::Remote {
-                    url,
-                    headers: substituted(server.headers.as_ref(), env),
-                }
-            }
-            None => return Err(error("type", "expected `local` or `remote`")),
-        };
-        let timeout = server
-            .timeout
-            .map_or(tackle_mcp_client::DEFAULT_TIMEOUT, Duration::from_millis);
-        resolved.push((name.clone(), ServerConfig { transport, timeout }));
+        let server = resolve(server, env, location, &base, &mut resolved.secrets, error)?;
+        resolved.servers.push((name.clone(), server));
     }
     Ok(resolved)
 }
 
+/// What a session's servers are resolved and started with: the host's environment, scrubbed
+/// and whole (for `{env:NAME}`), its Location, and the options of its own servers.
+#[derive(Debug, Clone)]
+pub(crate) struct SessionServers {
+    pub(crate) env: Environment,
+    pub(crate) base: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    pub(crate) location: std::path::PathBuf,
+    pub(crate) options: tackle_mcp_client::Options,
+}
+
+impl SessionServers {
+    /// `servers` resolved as the `mcp` key's are (disabled ones left out); an error names the
+    /// session and the server's key.
+    pub(crate) fn resolve(
+        &self,
+        session: &str,
+        servers: &BTreeMap<String, McpServerConfig>,
+    ) -> Result<Resolved, ConfigError> {
+        let mut resolved = Resolved::default();
+        for (name, server) in servers {
+            if server.enabled == Some(false) {
+                continue;
+            }
+            let error = |field: &str, message: &str| {
+                let path = if field.is_empty() {
+                    format!("mcp.{name}")
+                } else {
+                    format!("mcp.{name}.{field}")
+                };
+                ConfigError::new(&format!("session {session}"), &path, message)
+            };
+            let server = resolve(
+                server,
+                &self.env,
+                &self.location,
+                &self.base,
+                &mut resolved.secrets,
+                error,
+            )?;
+            resolved.servers.push((name.clone(), server));
+        }
+        Ok(resolved)
+    }
+}
+
+/// One server's configuration, its secrets added to `secrets`.
+fn resolve(
+    server: &McpServerConfig,
+    env: &Environment,
+    location: &Path,
+    base: &[(std::ffi::OsString, std::ffi::OsString)],
+    secrets: &mut Vec<String>,
+    error: impl Fn(&str, &str) -> ConfigError,
+) -> Result<ServerConfig, ConfigError> {
+    let transport = match server.kind {
+        Some(McpKind::Local) => {
+            let command = server.command.clone().unwrap_or_default();
+            if command.first().is_none_or(String::is_empty) {
+                return Err(error("command", "a local server needs a command"));
+            }
+            let environment = substituted(server.environment.as_ref(), env, secrets);
+            // A configured value that holds a reference carries a secret around it
+            // (`Bearer {env:TOKEN}`); a literal one is a secret when it looks like one, as
+            // bash judges a variable (redacting every literal would garble ordinary output).
+            let mut judged = BashOptions::default();
+            judged.env = Some(
+                server
+                    .environment
+                    .iter()
+                    .flatten()
+                    .filter(|(_, value)| !value.contains("{env:"))
+                    .map(|(k, v)| (k.into(), v.into()))
+                    .collect(),
+            );
+            secrets.extend(tackle_builtins::bash::scrubbed_values(&judged));
+            for (key, value) in server.environment.iter().flatten() {
+                if value.contains("{env:")
+                    && let Some(resolved) = environment.get(key)
+                {
+                    secrets.push(resolved.clone());
+                }
+            }
+            Transport::Local {
+                command,
+                base_env: Some(base.to_vec()),
+                environment,
+                cwd: Some(location.to_owned()),
+            }
+        }
+        Some(McpKind::Remote) => {
+            let Some(url) = server.url.clone().filter(|u| !u.is_empty()) else {
+                return Err(error("url", "a remote server needs a url"));
+            };
+            let headers = substituted(server.headers.as_ref(), env, secrets);
+            // Headers are how a remote server is given its credentials: every value is one.
+            for value in headers.values() {
+                secrets.extend(value.strip_prefix("Bearer ").map(str::to_owned));
+                secrets.push(value.clone());
+            }
+            Transport::Remote { url, headers }
+        }
+        None => return Err(error("type", "expected `local` or `remote`")),
+    };
+    let timeout = server
+        .timeout
+        .map_or(tackle_mcp_client::DEFAULT_TIMEOUT, Duration::from_millis);
+    Ok(ServerConfig { transport, timeout })
+}
+
 /// `values` with each `{env:NAME}` replaced by that variable (empty when unset, as opencode
-/// does).
+/// does); each substituted value is added to `secrets`.
 fn substituted(
     values: Option<&BTreeMap<String, String>>,
     env: &Environment,
+    secrets: &mut Vec<String>,
 ) -> BTreeMap<String, String> {
     values
         .into_iter()
         .flatten()
-        .map(|(key, value)| (key.clone(), substitute(value, env)))
+        .map(|(key, value)| (key.clone(), substitute(value, env, secrets)))
         .collect()
 }
 
-fn substitute(value: &str, env: &Environment) -> String {
+fn substitute(value: &str, env: &Environment, secrets: &mut Vec<String>) -> String {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(start) = rest.find("{env:") {
@@ -94,7 +190,9 @@ fn substitute(value: &str, env: &Environment) -> String {
         };
         out.push_str(&rest[..start]);
         let name = &rest[start + 5..start + end];
-        out.push_str(&env.get(name).unwrap_or_default());
+        let resolved = env.get(name).unwrap_or_default();
+        out.push_str(&resolved);
+        secrets.push(resolved);
         rest = &rest[start + end + 1..];
     }
     out.push_str(rest);
@@ -146,12 +244,17 @@ mod tests {
     #[test]
     fn env_references_are_substituted_and_unset_ones_are_empty() {
         let env = Environment::from_vars([("TOKEN", "s3cret")]);
-        assert_eq!(substitute("Bearer {env:TOKEN}", &env), "Bearer s3cret");
-        assert_eq!(substitute("{env:NOPE}-x", &env), "-x");
+        let mut secrets = Vec::new();
         assert_eq!(
-            substitute("a {env:TOKEN} {env:TOKEN}", &env),
+            substitute("Bearer {env:TOKEN}", &env, &mut secrets),
+            "Bearer s3cret"
+        );
+        assert_eq!(substitute("{env:NOPE}-x", &env, &mut secrets), "-x");
+        assert_eq!(
+            substitute("a {env:TOKEN} {env:TOKEN}", &env, &mut secrets),
             "a s3cret s3cret"
         );
-        assert_eq!(substitute("{env:TOKEN", &env), "{env:TOKEN");
+        assert_eq!(substitute("{env:TOKEN", &env, &mut secrets), "{env:TOKEN");
+        assert!(secrets.iter().all(|s| s == "s3cret" || s.is_empty()));
     }
 }

@@ -13,7 +13,7 @@ use tackle_tool_core::{Call, ResultValue};
 use crate::Fixture;
 
 /// A server written with the official Python SDK: `ping`, `env` (one variable of its
-/// environment) and `lines` (many lines), none annotated (so destructive by the protocol's
+/// environment), `echo` and `lines` (many lines), none annotated (so destructive by the protocol's
 /// default), and `peek`, marked read-only.
 const SERVER: &str = r#"
 import os
@@ -32,6 +32,10 @@ def env(name: str) -> str:
 @srv.tool()
 def lines(count: int) -> str:
     return "".join(f"line {i}\n" for i in range(count))
+
+@srv.tool()
+def echo(text: str) -> str:
+    return text
 
 @srv.tool(annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False))
 def peek() -> str:
@@ -91,13 +95,13 @@ fn text(result: ResultValue) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_configured_server_s_tools_settle_with_the_permission_rules() {
     let mut fx = Fixture::new();
-    fx.var("WHO", "world");
+    fx.var("WHO", "the-whole-wide-world");
     configure(&fx, json!({"permission": {"py_*": "allow"}}));
     let host = host(&fx, Reply::Reject { message: None }).await;
     let status = host.mcp_status();
     assert_eq!(status.len(), 1);
     assert_eq!(status[0].state, McpState::Connected, "{status:?}");
-    assert_eq!(status[0].tools.len(), 4);
+    assert_eq!(status[0].tools.len(), 5);
 
     let session = host.create_session();
     let pong = session
@@ -105,12 +109,44 @@ async fn a_configured_server_s_tools_settle_with_the_permission_rules() {
         .await
         .unwrap();
     assert_eq!(text(pong.into_result()), "pong hi");
-    // `{env:WHO}` comes from the host's environment.
+    // `{env:WHO}` comes from the host's environment, and is a secret the model never reads.
     let greeting = session
         .settle(&Call::new("c2", "py_env", json!({"name": "GREETING"})))
         .await
         .unwrap();
-    assert_eq!(text(greeting.into_result()), "hello world");
+    assert_eq!(text(greeting.into_result()), "[REDACTED]");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_starts_without_the_host_s_credentials_and_its_configured_ones_are_redacted() {
+    let mut fx = Fixture::new();
+    fx.var("GITHUB_TOKEN", "ghp_0123456789abcdefghijklmnopqrstuvwxyz");
+    fx.var("PLAIN_SETTING", "kept-as-it-is");
+    fx.var("WHO", "someone-secret");
+    configure(&fx, json!({"permission": {"py_*": "allow"}}));
+    let host = host(&fx, Reply::Once).await;
+    let session = host.create_session();
+    let env = async |name: &str| {
+        let settled = session
+            .settle(&Call::new("c", "py_env", json!({"name": name})))
+            .await
+            .unwrap();
+        text(settled.into_result())
+    };
+    // Scrubbed as bash scrubs a command's environment; the rest passes.
+    assert_eq!(env("GITHUB_TOKEN").await, "<unset>");
+    assert_eq!(env("PLAIN_SETTING").await, "kept-as-it-is");
+    // The value `{env:WHO}` put in the server's hands never comes back, whole or in part.
+    assert_eq!(env("GREETING").await, "[REDACTED]");
+    let lines = session
+        .settle(&Call::new(
+            "c",
+            "py_echo",
+            json!({"text": "x someone-secret y"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(text(lines.into_result()), "x [REDACTED] y");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -215,4 +251,68 @@ fn a_server_without_its_command_is_a_configuration_error() {
     };
     assert_eq!(err.path, "mcp.broken.command");
     assert_eq!(err.message, "a local server needs a command");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_s_own_server_is_seen_only_there_and_stops_with_it() {
+    let mut fx = Fixture::new();
+    fx.var("WHO", "someone-in-session");
+    let script = fx.write(
+        "session_server.py",
+        &format!("import os, sys\nopen(sys.argv[1], 'w').write(str(os.getpid()))\n{SERVER}"),
+    );
+    let pid_file = fx.data.path().join("server.pid");
+    fx.write_user(&json!({"permission": {"own_*": "allow"}}).to_string());
+    let host = host(&fx, Reply::Reject { message: None }).await;
+    let session = host.create_session();
+    let other = host.create_session();
+    let servers: std::collections::BTreeMap<String, tackle_host::config::McpServerConfig> =
+        serde_json::from_value(json!({"own": {
+            "type": "local",
+            "command": [python(), script, pid_file],
+            "environment": {"GREETING": "hi {env:WHO}"},
+            "timeout": 60000
+        }}))
+        .unwrap();
+    session.add_mcp_servers(&servers).unwrap();
+    tokio::time::timeout(Duration::from_secs(60), session.mcp_ready())
+        .await
+        .unwrap();
+    let status = session.mcp_status();
+    assert_eq!(status[0].state, McpState::Connected, "{status:?}");
+    // In this session's catalog only.
+    assert!(session.materialize().contains("own_ping"));
+    assert!(!other.materialize().contains("own_ping"));
+    assert!(!host.materialize().contains("own_ping"));
+    assert!(other.mcp_status().is_empty() && host.mcp_status().is_empty());
+    let pong = session
+        .settle(&Call::new("c1", "own_ping", json!({"word": "mine"})))
+        .await
+        .unwrap();
+    assert_eq!(text(pong.into_result()), "pong mine");
+    let unknown = other
+        .settle(&Call::new("c1", "own_ping", json!({"word": "theirs"})))
+        .await
+        .unwrap();
+    assert_eq!(text(unknown.into_result()), "Unknown tool: own_ping");
+    // What its configuration handed it is redacted, in every session.
+    let greeting = session
+        .settle(&Call::new("c2", "own_env", json!({"name": "GREETING"})))
+        .await
+        .unwrap();
+    assert_eq!(text(greeting.into_result()), "[REDACTED]");
+
+    // Deleting the session stops the server's process.
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let proc = std::path::PathBuf::from(format!("/proc/{pid}"));
+    assert!(proc.exists());
+    host.delete_session(session.id()).unwrap();
+    let started = std::time::Instant::now();
+    while proc.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the session's server {pid} still runs"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

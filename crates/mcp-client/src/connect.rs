@@ -8,13 +8,15 @@ use process_wrap::tokio::{CommandWrap, ProcessGroup};
 use rmcp::ServiceExt as _;
 use rmcp::handler::client::ClientHandler;
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::io::AsyncReadExt as _;
 use tokio::sync::mpsc;
 
 use crate::config::{ServerConfig, Transport};
 use crate::error::McpClientError;
+use crate::oversize::Spills;
+use crate::stdio::ChildTransport;
 
 /// How much of a server's standard error is kept to explain why it went away.
 const STDERR_TAIL: usize = 2048;
@@ -41,6 +43,8 @@ pub(crate) struct Connection {
     pub(crate) list_changed: mpsc::UnboundedReceiver<()>,
     /// The end of the server's standard error (local servers).
     pub(crate) stderr: Arc<Mutex<String>>,
+    /// The answers too large for one message (local servers), until their calls take them.
+    pub(crate) spills: Arc<Spills>,
 }
 
 impl Connection {
@@ -55,7 +59,11 @@ impl Connection {
 }
 
 /// Starts the server and completes the handshake (the caller bounds it with the timeout).
-pub(crate) async fn connect(config: &ServerConfig) -> Result<Connection, McpClientError> {
+pub(crate) async fn connect(
+    name: &str,
+    config: &ServerConfig,
+) -> Result<Connection, McpClientError> {
+    let spills = Arc::new(Spills::default());
     let (tx, list_changed) = mpsc::unbounded_channel();
     let handler = Handler { list_changed: tx };
     let stderr = Arc::new(Mutex::new(String::new()));
@@ -81,13 +89,18 @@ pub(crate) async fn connect(config: &ServerConfig) -> Result<Connection, McpClie
             // the server as a child).
             let mut wrapped = CommandWrap::from(cmd);
             wrapped.wrap(ProcessGroup::leader());
-            let (transport, err) = TokioChildProcess::builder(wrapped)
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|source| McpClientError::Spawn {
-                    command: program.clone(),
-                    source,
-                })?;
+            wrapped
+                .command_mut()
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let spawn_error = |source| McpClientError::Spawn {
+                command: program.clone(),
+                source,
+            };
+            let child = wrapped.spawn().map_err(spawn_error)?;
+            let (transport, err) =
+                ChildTransport::new(child, name, Arc::clone(&spills)).map_err(spawn_error)?;
             if let Some(mut err) = err {
                 let tail = Arc::clone(&stderr);
                 tokio::spawn(async move {
@@ -130,16 +143,66 @@ pub(crate) async fn connect(config: &ServerConfig) -> Result<Connection, McpClie
                 custom.insert(name, value);
             }
             let transport =
-                StreamableHttpClientTransport::from_config(config.custom_headers(custom));
-            handler
-                .serve(transport)
-                .await
-                .map_err(|err| McpClientError::Protocol(err.to_string()))?
+                StreamableHttpClientTransport::from_config(config.custom_headers(custom.clone()));
+            match handler.serve(transport).await {
+                Ok(service) => service,
+                Err(err) => {
+                    let error = err.to_string();
+                    return Err(if legacy_sse(url, custom).await {
+                        McpClientError::LegacySse(url.clone())
+                    } else {
+                        McpClientError::Protocol(error)
+                    });
+                }
+            }
         }
     };
     Ok(Connection {
         service,
         list_changed,
         stderr,
+        spills,
     })
+}
+
+/// True when `url` answers a GET with an event stream whose first event is `endpoint`: the
+/// HTTP+SSE transport of protocol versions before 2025-03-26, which rmcp (so this client) does
+/// not implement; only streamable HTTP is. Asked only after the handshake failed, to say so.
+async fn legacy_sse(url: &str, headers: HashMap<http::HeaderName, http::HeaderValue>) -> bool {
+    /// Enough for the first event of any such server.
+    const FIRST_EVENT: usize = 4096;
+    let probe = async {
+        let client = reqwest::Client::builder().build().ok()?;
+        let mut request = client
+            .get(url)
+            .header(http::header::ACCEPT, "text/event-stream");
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let mut response = request.send().await.ok()?;
+        let stream = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if !response.status().is_success() || !stream {
+            return Some(false);
+        }
+        let mut seen = Vec::new();
+        while seen.len() < FIRST_EVENT {
+            let chunk = response.chunk().await.ok()??;
+            seen.extend_from_slice(&chunk);
+            let text = String::from_utf8_lossy(&seen);
+            if text.contains("\n\n") || text.contains("\r\n\r\n") {
+                break;
+            }
+        }
+        let text = String::from_utf8_lossy(&seen);
+        Some(text.lines().any(|line| line.trim() == "event: endpoint"))
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(5), probe)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or(false)
 }

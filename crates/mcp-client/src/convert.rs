@@ -7,10 +7,11 @@ use base64::Engine as _;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ResourceContents};
 use rmcp::service::{Peer, RoleClient};
 use serde_json::Value;
-use tackle_output_store::MAX_INLINE_MEDIA_BYTES;
+use tackle_output_store::{MAX_INLINE_MEDIA_BYTES, OutputStore};
 use tackle_tool_core::{Content, Context, Halt, Rendered, Tool, ToolClass, ToolError};
 
 use crate::gate::{Gate, GateRequest};
+use crate::oversize::{LIMIT, META_KEY, Oversized, Spills};
 
 /// What one registered tool needs at call time.
 pub(crate) struct Remote {
@@ -21,6 +22,11 @@ pub(crate) struct Remote {
     pub(crate) timeout: Duration,
     pub(crate) peer: Peer<RoleClient>,
     pub(crate) gate: Arc<dyn Gate>,
+    /// The tool declares an output schema (so its answers carry a structured value).
+    pub(crate) structured: bool,
+    /// The connection's oversized answers.
+    pub(crate) spills: Arc<Spills>,
+    pub(crate) store: Option<OutputStore>,
 }
 
 /// `tool` of the server as a dynamic tool calling it through `remote`; an error names what is
@@ -94,8 +100,106 @@ async fn call(remote: &Remote, input: Value, ctx: Context) -> Result<Rendered<Va
             "MCP server {} failed to run {}: {err}",
             remote.server, remote.original
         ))),
-        Ok(Ok(result)) => render(result),
+        Ok(Ok(result)) => match spilled(&result).and_then(|token| remote.spills.take(token)) {
+            Some(answer) => oversized(remote, answer, &ctx).await,
+            None => render(result),
+        },
     }
+}
+
+/// The spill an answer stands for, when the pump put it in place of an oversized one.
+fn spilled(result: &CallToolResult) -> Option<u64> {
+    let meta = serde_json::to_value(result.meta.as_ref()?).ok()?;
+    meta.get(META_KEY)?.as_u64()
+}
+
+/// An answer too large for one message: its text saved whole as a managed output of the call,
+/// the model reading its ends and the reference.
+async fn oversized(
+    remote: &Remote,
+    answer: Oversized,
+    ctx: &Context,
+) -> Result<Rendered<Value>, ToolError> {
+    let what = format!(
+        "MCP server {} answered {} with a message of {} bytes, over the {LIMIT}-byte limit of one message",
+        remote.server, remote.original, answer.message_bytes
+    );
+    let Some(store) = remote.store.clone() else {
+        return Err(ToolError::failure(format!("{what}; it was not kept")));
+    };
+    let Oversized {
+        mut file,
+        head,
+        tail,
+        text_bytes,
+        is_error,
+        ..
+    } = answer;
+    let (session, call) = (ctx.session_id.clone(), ctx.tool_call_id.clone());
+    let saved = tokio::task::spawn_blocking(move || store.save_stream(&session, &call, &mut file))
+        .await
+        .map_err(|err| ToolError::failure(format!("{what}; saving it failed: {err}")))?
+        .map_err(|err| ToolError::failure(format!("{what}; saving it failed: {err}")))?;
+    let text = if text_bytes as usize <= head.len() {
+        format!(
+            "{}\n[{what}; only its text is shown, all of it, saved as {saved}]",
+            String::from_utf8_lossy(&head)
+        )
+    } else {
+        // The ends within the call's budget, as settle would show them.
+        let lines = ctx.budget.max_lines * 2 / 5;
+        let bytes = ctx.budget.max_bytes * 2 / 5;
+        let head = ends(&String::from_utf8_lossy(&head), lines, bytes, false);
+        let tail = ends(&String::from_utf8_lossy(&tail), lines, bytes, true);
+        let omitted = text_bytes - (head.len() + tail.len()) as u64;
+        format!(
+            "{head}\n[{what}. {omitted} of its {text_bytes} bytes of text are not shown; the whole text is saved as {saved}]\n{tail}"
+        )
+    };
+    if is_error {
+        return Err(ToolError::failure(text));
+    }
+    if remote.structured {
+        // The structured value the tool's output schema promises was in the message too, and
+        // cannot be rebuilt: a failure the model reads, with the text and where it is.
+        return Err(ToolError::failure(format!(
+            "{text}\n[The structured value its output schema requires could not be kept.]"
+        )));
+    }
+    Ok(Rendered::new(Value::Null, vec![Content::Text(text)]))
+}
+
+/// At most `lines` lines and `bytes` bytes of `text`, from its start or its end; a line cut
+/// by the byte limit is left out when there is another.
+fn ends(text: &str, lines: usize, bytes: usize, from_end: bool) -> String {
+    let part = if from_end {
+        let mut start = text.len() - text.len().min(bytes);
+        while !text.is_char_boundary(start) {
+            start += 1;
+        }
+        let part = &text[start..];
+        match part.split_once('\n') {
+            Some((_, whole)) if start > 0 && !whole.is_empty() => whole,
+            _ => part,
+        }
+    } else {
+        let mut cut = text.len().min(bytes);
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let part = &text[..cut];
+        match part.rsplit_once('\n') {
+            Some((whole, _)) if cut < text.len() && !whole.is_empty() => whole,
+            _ => part,
+        }
+    };
+    let all: Vec<&str> = part.lines().collect();
+    let kept = if from_end {
+        &all[all.len().saturating_sub(lines)..]
+    } else {
+        &all[..all.len().min(lines)]
+    };
+    kept.join("\n")
 }
 
 /// A server's result as the value the output schema checks and the content the model reads:

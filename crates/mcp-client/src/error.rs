@@ -18,6 +18,13 @@ pub enum McpClientError {
     /// The MCP handshake or a request failed.
     #[error("{0}")]
     Protocol(String),
+    /// The remote server speaks only the legacy HTTP+SSE transport.
+    #[error(
+        "the server at {0} speaks only the legacy HTTP+SSE transport (a GET stream that \
+         announces an `endpoint`), which is not supported: only streamable HTTP is. Configure \
+         its streamable HTTP endpoint if it has one, or run it as a local server"
+    )]
+    LegacySse(String),
     /// The server did not answer within the configured timeout.
     #[error("no answer within {0} ms")]
     Timeout(u128),

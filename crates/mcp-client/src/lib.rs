@@ -2,7 +2,9 @@
 //! batch per connection in a Location's registry.
 //!
 //! [`Servers::start`] connects every configured server concurrently (stdio processes and
-//! streamable HTTP endpoints, through `rmcp`), each under its timeout. A connected server's
+//! streamable HTTP endpoints, through `rmcp`, which has no client for the legacy HTTP+SSE
+//! transport: such a server is reported as [`McpClientError::LegacySse`]), each under its
+//! timeout. A connected server's
 //! tools are built with [`Tool::dynamic_rendered`](tackle_tool_core::Tool::dynamic_rendered)
 //! from its `inputSchema` (validated at settle) and `outputSchema` (checked against
 //! `structuredContent`), named `<server>_<tool>` fitted to tackle's name rule (see [`name`]),
@@ -24,9 +26,12 @@
 //!   cancels the request.
 //! - Results: text → text, images and blobs → file parts (one over the store's inline limit
 //!   is replaced by a note), text resources → text, `isError` → a failure the model reads,
-//!   `structuredContent` → the structured output. A message over rmcp's 16 MiB line limit
-//!   (stdio) is discarded by the transport without being held, and the call fails at its
-//!   timeout.
+//!   `structuredContent` → the structured output.
+//! - A local server's answer over rmcp's 16 MiB line limit answers its call at once: its text
+//!   is streamed to the output store ([`Options::store`]) while it is read, and the model
+//!   reads its ends and the `tool-output://` reference (a failure when the tool has an output
+//!   schema, whose value was lost with the message). Nothing beyond one line within the limit
+//!   and the ends is held; an oversized message that answers nothing is dropped.
 //!
 //! Layering: below the host; uses tool-core, the registry and output-store's limits, never
 //! permission (the [`Gate`] is how the host's rules apply).
@@ -36,6 +41,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use tackle_output_store::OutputStore;
 use tackle_registry::Tools;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -46,7 +52,9 @@ mod convert;
 mod error;
 mod gate;
 pub mod name;
+mod oversize;
 mod status;
+mod stdio;
 mod supervise;
 
 pub use config::{DEFAULT_TIMEOUT, ServerConfig, Transport};
@@ -64,6 +72,9 @@ pub struct Options {
     pub gate: Arc<dyn Gate>,
     /// The first delay before reconnecting and the longest.
     pub backoff: (Duration, Duration),
+    /// Where an answer too large for one message is saved (a local server's): without one,
+    /// such an answer is a failure naming its size.
+    pub store: Option<OutputStore>,
 }
 
 impl std::fmt::Debug for Options {
@@ -82,7 +93,15 @@ impl Options {
             reserved: BTreeSet::new(),
             gate,
             backoff: supervise::BACKOFF,
+            store: None,
         }
+    }
+
+    /// The same options saving oversized answers in `store` (the registry's).
+    #[must_use]
+    pub fn with_store(mut self, store: OutputStore) -> Self {
+        self.store = Some(store);
+        self
     }
 
     /// The same options with `names` reserved.
@@ -185,6 +204,17 @@ impl Servers {
     pub async fn ready(&self) {
         let mut attempted = self.shared.attempted.subscribe();
         let _ = attempted.wait_for(|count| *count >= self.count).await;
+    }
+
+    /// Waits like [`ready`](Self::ready), at most `bound`; the servers whose first attempt is
+    /// still under way then, by name.
+    pub async fn ready_within(&self, bound: Duration) -> Vec<String> {
+        let _ = tokio::time::timeout(bound, self.ready()).await;
+        self.status()
+            .into_iter()
+            .filter(|status| status.state == State::Connecting)
+            .map(|status| status.name)
+            .collect()
     }
 
     /// Each server's status, in configuration order.

@@ -14,6 +14,7 @@ use crate::connect::{Connection, connect};
 use crate::convert::{Remote, tool};
 use crate::error::McpClientError;
 use crate::name;
+use crate::oversize::Spills;
 use crate::status::{RegisteredTool, SkippedTool, State};
 use crate::{Options, Shared};
 
@@ -32,7 +33,8 @@ impl Supervisor {
         let mut delay = self.options.backoff.0;
         let mut first = true;
         loop {
-            let attempt = tokio::time::timeout(self.config.timeout, connect(&self.config));
+            let attempt =
+                tokio::time::timeout(self.config.timeout, connect(&self.name, &self.config));
             let outcome = tokio::select! {
                 () = self.cancel.cancelled() => return,
                 outcome = attempt => outcome,
@@ -73,6 +75,7 @@ impl Supervisor {
         let peer = connection.service.peer().clone();
         let stop = connection.service.cancellation_token();
         let stderr = Arc::clone(&connection.stderr);
+        let spills = Arc::clone(&connection.spills);
         let mut list_changed = std::mem::replace(
             &mut connection.list_changed,
             tokio::sync::mpsc::unbounded_channel().1,
@@ -80,7 +83,7 @@ impl Supervisor {
         let service = connection.service;
         let mut closed = tokio::spawn(service.waiting());
         let mut listed = Vec::new();
-        let mut guard = match self.register(&peer, &mut listed).await {
+        let mut guard = match self.register(&peer, &spills, &mut listed).await {
             // The first listing always registers (nothing to compare with yet).
             Ok(guard) => guard,
             Err(error) => {
@@ -115,7 +118,7 @@ impl Supervisor {
                         format!("the server closed the connection: {tail}")
                     });
                 }
-                Some(()) = list_changed.recv() => match self.register(&peer, &mut listed).await {
+                Some(()) = list_changed.recv() => match self.register(&peer, &spills, &mut listed).await {
                     // The new batch is in before the old one goes: no moment without tools.
                     Ok(Some(fresh)) => guard = Some(fresh),
                     Ok(None) => {}
@@ -133,6 +136,7 @@ impl Supervisor {
     async fn register(
         &self,
         peer: &Peer<RoleClient>,
+        spills: &Arc<Spills>,
         previous: &mut Vec<rmcp::model::Tool>,
     ) -> Result<Option<Registration>, String> {
         let listed = tokio::time::timeout(self.config.timeout, peer.list_all_tools())
@@ -188,6 +192,9 @@ impl Supervisor {
                 timeout: self.config.timeout,
                 peer: peer.clone(),
                 gate: Arc::clone(&self.options.gate),
+                structured: listed.output_schema.is_some(),
+                spills: Arc::clone(spills),
+                store: self.options.store.clone(),
             };
             match tool(listed, remote) {
                 Ok(built) => {

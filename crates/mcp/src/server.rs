@@ -148,8 +148,9 @@ impl McpServer {
         let asker: Arc<dyn Asker> = self.inner.router.clone();
         let host = (self.inner.options.build)(location, asker)
             .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
-        // The consumed MCP servers' tools are re-exported: the first catalog has them.
-        host.mcp_ready().await;
+        // The consumed MCP servers' tools are re-exported: the first catalog has those that
+        // connect quickly; a slower server's come later, announced as a catalog change.
+        let _ = host.mcp_ready_within(tackle_host::MCP_STARTUP_WAIT).await;
         let active = Arc::new(Active::new(host, Arc::clone(&self.inner.router)));
         self.inner.router.attach(&active.session, peer.clone());
         catalog::watch(&active, Arc::clone(&self.inner.known), peer.clone());

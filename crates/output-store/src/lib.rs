@@ -60,6 +60,7 @@ mod page;
 mod preview;
 mod redact;
 mod reference;
+mod save;
 mod spill;
 mod store;
 mod structured;

@@ -8,6 +8,8 @@
 //! - the values are matched in one pass (Aho-Corasick, leftmost-longest, so a value that
 //!   contains another is replaced whole); with no values nothing is scanned.
 
+use std::io::{self, Read, Write};
+
 use aho_corasick::{AhoCorasick, MatchKind};
 use serde_json::{Map, Value};
 use tackle_tool_core::{OutputContent, ToolOutput};
@@ -25,6 +27,8 @@ pub(crate) struct Redactor {
     /// The values could not be compiled (a set far beyond any environment's size): every text
     /// is replaced whole, so nothing passes unredacted.
     broken: bool,
+    /// The length of the longest value: how much a streamed redaction keeps back.
+    longest: usize,
 }
 
 impl Redactor {
@@ -38,6 +42,7 @@ impl Redactor {
         if patterns.is_empty() {
             return Self::default();
         }
+        let longest = patterns.iter().map(|p| p.len()).max().unwrap_or(0);
         match AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
             .build(&patterns)
@@ -45,10 +50,12 @@ impl Redactor {
             Ok(matcher) => Self {
                 matcher: Some(matcher),
                 broken: false,
+                longest,
             },
             Err(_) => Self {
                 matcher: None,
                 broken: true,
+                longest,
             },
         }
     }
@@ -87,6 +94,62 @@ impl Redactor {
             true
         });
         *bytes = out;
+    }
+
+    /// Copies `source` to `sink` redacted, a chunk at a time: only the last `longest - 1`
+    /// bytes are held back between chunks (a value that spans two chunks is still found whole,
+    /// and a match that starts before them is complete within the window).
+    pub(crate) fn stream(&self, source: &mut impl Read, sink: &mut impl Write) -> io::Result<()> {
+        const CHUNK: usize = 1 << 20;
+        if self.broken {
+            io::copy(source, &mut io::sink())?;
+            return sink.write_all(REDACTED.as_bytes());
+        }
+        let Some(matcher) = &self.matcher else {
+            io::copy(source, sink)?;
+            return Ok(());
+        };
+        let keep = self.longest.saturating_sub(1);
+        let mut window: Vec<u8> = Vec::with_capacity(CHUNK + keep);
+        loop {
+            let start = window.len();
+            window.resize(start + CHUNK, 0);
+            let read = loop {
+                match source.read(&mut window[start..]) {
+                    Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                    other => break other,
+                }
+            };
+            let read = match read {
+                Ok(read) => read,
+                Err(err) => {
+                    window.truncate(start);
+                    return Err(err);
+                }
+            };
+            window.truncate(start + read);
+            let end = read == 0;
+            let cutoff = if end {
+                window.len()
+            } else {
+                window.len().saturating_sub(keep)
+            };
+            let mut at = 0;
+            for found in matcher.find_iter(window.as_slice()) {
+                if found.start() >= cutoff {
+                    break;
+                }
+                sink.write_all(&window[at..found.start()])?;
+                sink.write_all(REDACTED.as_bytes())?;
+                at = found.end();
+            }
+            let emitted = cutoff.max(at);
+            sink.write_all(&window[at..emitted])?;
+            window.drain(..emitted);
+            if end {
+                return Ok(());
+            }
+        }
     }
 
     /// Redacts every string and key of `value`, iteratively (a value may be deep).
@@ -184,5 +247,34 @@ mod tests {
         let mut text = "1234567".to_owned();
         r.text(&mut text);
         assert_eq!(text, "1234567");
+    }
+
+    #[test]
+    fn a_stream_is_redacted_across_chunk_boundaries() {
+        let secret = "s3cret-value-of-some-length";
+        let redactor = Redactor::new(&[secret.to_owned()]);
+        // Secrets at every offset around the 1 MiB chunk boundary, and at both ends.
+        let mut input = Vec::new();
+        input.extend_from_slice(secret.as_bytes());
+        input.resize((1 << 20) - 10, b'x');
+        input.extend_from_slice(secret.as_bytes());
+        input.resize((2 << 20) - 3, b'y');
+        input.extend_from_slice(secret.as_bytes());
+        input.extend_from_slice(b"tail");
+        input.extend_from_slice(secret.as_bytes());
+        let mut streamed = Vec::new();
+        redactor
+            .stream(&mut input.as_slice(), &mut streamed)
+            .unwrap();
+        let mut whole = input.clone();
+        redactor.bytes(&mut whole);
+        assert_eq!(streamed, whole);
+        assert_eq!(
+            streamed
+                .windows(REDACTED.len())
+                .filter(|w| *w == REDACTED.as_bytes())
+                .count(),
+            4
+        );
     }
 }

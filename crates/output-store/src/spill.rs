@@ -59,7 +59,7 @@ pub(crate) struct CapHeader {
 }
 
 impl CapHeader {
-    fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         format!(
             "{HEADER_PREFIX} the middle of this output was dropped to keep the file within the \
              spill cap. total_bytes={:020} total_lines={:020} head_end={:020} \
@@ -243,7 +243,7 @@ pub(crate) fn open_dir(dir: &Path) -> Result<OwnedFd, StoreError> {
     })
 }
 
-fn create(
+pub(crate) fn create(
     directory: &OwnedFd,
     dir: &Path,
     session_id: &str,
@@ -303,7 +303,7 @@ fn counting<const N: usize>(
     })
 }
 
-fn last_line(bytes: &[u8]) -> u64 {
+pub(crate) fn last_line(bytes: &[u8]) -> u64 {
     u64::from(bytes.last().is_some_and(|b| *b != b'\n'))
 }
 

@@ -2,7 +2,7 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, SystemTime};
 
 use tackle_tool_core::ToolOutput;
@@ -29,7 +29,8 @@ pub struct OutputStore {
 #[derive(Debug)]
 struct Inner {
     config: StoreConfig,
-    redactor: Redactor,
+    /// Every value redacted (the configuration's, then those added), and their matcher.
+    redactor: RwLock<(Vec<String>, Arc<Redactor>)>,
     /// Serialises this process's upkeep (the record is read, updated and written back).
     upkeep: Mutex<()>,
 }
@@ -39,7 +40,10 @@ impl OutputStore {
     pub fn new(config: StoreConfig) -> Self {
         Self {
             inner: Arc::new(Inner {
-                redactor: Redactor::new(&config.redact),
+                redactor: RwLock::new((
+                    config.redact.clone(),
+                    Arc::new(Redactor::new(&config.redact)),
+                )),
                 config,
                 upkeep: Mutex::new(()),
             }),
@@ -51,21 +55,51 @@ impl OutputStore {
         &self.inner.config
     }
 
+    /// The current redactions.
+    fn redactor(&self) -> Arc<Redactor> {
+        let held = self
+            .inner
+            .redactor
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(&held.1)
+    }
+
+    /// Adds `secrets` to the values redacted from everything bounded or saved from now on, by
+    /// every clone of this store (values a host learns after building it: a session's MCP
+    /// server configuration).
+    pub fn add_redactions(&self, secrets: impl IntoIterator<Item = String>) {
+        let mut held = self
+            .inner
+            .redactor
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let before = held.0.len();
+        for secret in secrets {
+            if !held.0.contains(&secret) {
+                held.0.push(secret);
+            }
+        }
+        if held.0.len() != before {
+            held.1 = Arc::new(Redactor::new(&held.0));
+        }
+    }
+
     /// Replaces every configured secret value in `output` (text parts, file names, structured
     /// value) with [`REDACTED`](crate::REDACTED). [`bound`](Self::bound) does it first; a host
     /// that measures an output before bounding it redacts it first too.
     pub fn redact(&self, output: &mut ToolOutput) {
-        self.inner.redactor.output(output);
+        self.redactor().output(output);
     }
 
     /// Replaces every configured secret value in `text` (an error message, for example).
     pub fn redact_text(&self, text: &mut String) {
-        self.inner.redactor.text(text);
+        self.redactor().text(text);
     }
 
     /// Replaces every configured secret value in raw bytes.
     pub(crate) fn redact_bytes(&self, bytes: &mut Vec<u8>) {
-        self.inner.redactor.bytes(bytes);
+        self.redactor().bytes(bytes);
     }
 
     /// Saves `body` as a new managed output and keeps the directory within its quota.
@@ -86,6 +120,31 @@ impl OutputStore {
         )?;
         self.upkeep(&written);
         Ok(written)
+    }
+
+    /// Saves everything `source` yields as a new managed output of `session_id`, its secrets
+    /// redacted, holding only a chunk of it in memory at a time: for output too large to bound
+    /// in memory (an MCP server's oversized message). Past the spill cap the file keeps its
+    /// head and tail, as every spill does.
+    pub fn save_stream(
+        &self,
+        session_id: &str,
+        call_id: &str,
+        source: &mut impl Read,
+    ) -> Result<OutputRef, StoreError> {
+        let config = &self.inner.config;
+        config.validate()?;
+        spill::ensure_dir(&config.directory)?;
+        let written = crate::save::write(
+            &config.directory,
+            session_id,
+            call_id,
+            source,
+            config.spill_cap,
+            &self.redactor(),
+        )?;
+        self.upkeep(&written);
+        Ok(written.reference)
     }
 
     /// Retention and quota after a spill: a full sweep when the directory's sweep record (shared

@@ -11,3 +11,4 @@ mod props;
 mod reading;
 mod redact;
 mod snapshots;
+mod stream;

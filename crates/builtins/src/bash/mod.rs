@@ -184,6 +184,14 @@ pub fn scrubbed_values(options: &BashOptions) -> Vec<String> {
     env::command_env(base_env(options), &options.env_allow).secrets
 }
 
+/// The environment a command starts from under `options`: `options.env` (or the host
+/// process's environment) without the credentials and URL passwords [`scrubbed_values`]
+/// lists, plus the variables that keep programs from waiting for a human. For a host that
+/// starts other programs (an MCP server) with what `bash` would give a command.
+pub fn scrubbed_env(options: &BashOptions) -> Vec<(OsString, OsString)> {
+    env::command_env(base_env(options), &options.env_allow).vars
+}
+
 /// The environment commands start from.
 fn base_env(options: &BashOptions) -> Vec<(OsString, OsString)> {
     match &options.env {

@@ -106,3 +106,69 @@ async fn bad_tools_are_skipped_and_reported_and_silent_or_missing_servers_fail_a
     );
     assert_eq!(fx.names().len(), 1);
 }
+
+/// A raw server whose one tool (no output schema) first sends a 20 MB notification, then
+/// answers with 20 MB of escaped text in two parts.
+const HUGE: &str = r#"
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    method = msg.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "huge", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "huge", "inputSchema": {"type": "object"}}]}
+    elif method == "tools/call":
+        noise = {"jsonrpc": "2.0", "method": "notifications/message",
+                 "params": {"level": "info", "data": "n" * 20_000_000}}
+        print(json.dumps(noise), flush=True)
+        text = "".join(f"é line {i} \"quoted\"\n" for i in range(1_000_000))
+        result = {"content": [{"type": "text", "text": text}, {"type": "text", "text": "the end"}]}
+    else:
+        result = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_over_the_message_limit_is_a_bounded_result_at_once() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let fx = Fixture::start(vec![(
+        "big",
+        ServerConfig::local(script(dir.path(), "huge.py", HUGE))
+            .with_timeout(Duration::from_secs(300)),
+    )]);
+    fx.ready().await;
+    fx.connected("big");
+    let started = Instant::now();
+    let settled = settle(&fx.snapshot(), "big_huge", json!({})).await;
+    let shown = text(&settled);
+    assert!(started.elapsed() < Duration::from_secs(120));
+    assert!(!settled.is_error(), "{shown}");
+    assert!(
+        shown.starts_with("é line 0 \"quoted\"\né line 1"),
+        "{shown}"
+    );
+    // The parts joined by a newline, as the model reads parts.
+    assert!(
+        shown.ends_with("é line 999999 \"quoted\"\n\nthe end"),
+        "{shown}"
+    );
+    let at = shown.find("tool-output://").unwrap();
+    let reference: String = shown[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '/' | '_' | '-'))
+        .collect();
+    let reference = tackle_output_store::OutputRef::parse(&reference).unwrap();
+    let limits = tackle_output_store::PageLimits::new(2, 4096, 12);
+    let page = fx.store.read_page(&reference, 500_000, limits).unwrap();
+    assert_eq!(
+        page.lines,
+        ["é line 499999 \"quoted\"", "é line 500000 \"quoted\""]
+    );
+    assert_eq!(page.total_lines, 1_000_002);
+    let end = fx.store.read_page(&reference, 1_000_002, limits).unwrap();
+    assert_eq!(end.lines, ["the end"]);
+}

@@ -58,3 +58,48 @@ async fn a_remote_server_s_tools_settle_over_streamable_http() {
     assert_eq!(text(&echo), "Echo: over http");
     drop(server);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_speaking_only_legacy_sse_is_reported_as_such() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let command = node_server("server-everything");
+    let mut child = Command::new(&command[0])
+        .arg(&command[1])
+        .arg("sse")
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let server = Killed(child);
+    let mut lines = BufReader::new(stderr).lines();
+    for line in lines.by_ref() {
+        if line.unwrap().contains("running on port") {
+            break;
+        }
+    }
+    std::thread::spawn(move || lines.for_each(drop));
+
+    let url = format!("http://127.0.0.1:{port}/sse");
+    let fx = Fixture::start(vec![(
+        "old",
+        ServerConfig::remote(url.clone()).with_timeout(std::time::Duration::from_secs(30)),
+    )]);
+    fx.ready().await;
+    let status = fx.status("old");
+    assert_eq!(status.state, tackle_mcp_client::State::Failed, "{status:?}");
+    let error = status.last_error.unwrap();
+    assert!(
+        error.starts_with(&format!(
+            "the server at {url} speaks only the legacy HTTP+SSE transport"
+        )),
+        "{error}"
+    );
+    drop(server);
+}

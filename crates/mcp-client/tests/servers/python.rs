@@ -212,24 +212,59 @@ fn peak_kib() -> u64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_result_of_100_mb_is_never_held_whole() {
+async fn a_result_of_100_mb_comes_back_at_once_bounded_and_saved_whole() {
     let dir = tempfile::TempDir::new().unwrap();
-    let config = python_server(dir.path()).with_timeout(Duration::from_secs(20));
+    // A timeout the answer must come well before: it is not what ends the call.
+    let config = python_server(dir.path()).with_timeout(Duration::from_secs(300));
     let fx = Fixture::start(vec![("py", config)]);
     fx.ready().await;
     fx.connected("py");
     let before = peak_kib();
-    // 4 million lines of 25 bytes: 100 MB in one JSON-RPC message.
+    let started = std::time::Instant::now();
+    // 4 million lines of 25 bytes: 100 MB in one JSON-RPC message, over rmcp's 16 MiB.
     let settled = settle(&fx.snapshot(), "py_lines", json!({"count": 4_000_000})).await;
+    let took = started.elapsed();
     let grown = peak_kib().saturating_sub(before);
-    assert!(settled.is_error());
+    let shown = text(&settled);
+    assert!(took < Duration::from_secs(120), "took {took:?}");
+    // The SDK declares an output schema (`{"result": ...}`) whose value was in the message
+    // too: the call is a failure the model reads, with the text's ends and where it is.
+    assert!(settled.is_error(), "{shown}");
     assert!(
-        text(&settled).contains("did not answer"),
-        "{}",
-        text(&settled)
+        shown.ends_with("output schema requires could not be kept.]"),
+        "{shown}"
     );
-    // The transport drops a message over its 16 MiB limit as it reads it.
+    assert!(shown.len() <= 50 * 1024, "{}", shown.len());
+    assert!(
+        shown.starts_with("line 0 of a long result\nline 1 of"),
+        "{}",
+        &shown[..200]
+    );
+    assert!(
+        shown.contains("line 3999999 of a long result\n["),
+        "{}",
+        &shown[shown.len() - 300..]
+    );
+    let at = shown.find("tool-output://").expect("a reference");
+    let reference: String = shown[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '/' | '_' | '-'))
+        .collect();
+    let reference = tackle_output_store::OutputRef::parse(&reference).expect(&reference);
+    // The saved text: its lines as the server wrote them (the middle beyond the spill cap is
+    // recorded as dropped, its ends kept).
+    let limits = tackle_output_store::PageLimits::new(2, 4096, 12);
+    let first = fx.store.read_page(&reference, 1, limits).unwrap();
+    assert_eq!(first.total_lines, 4_000_000);
+    assert_eq!(
+        first.lines,
+        ["line 0 of a long result", "line 1 of a long result"]
+    );
+    let last = fx.store.read_page(&reference, 4_000_000, limits).unwrap();
+    assert_eq!(last.lines, ["line 3999999 of a long result"]);
+    // Nothing near the message's size was held.
     assert!(grown < 48 * 1024, "peak memory grew by {grown} KiB");
+    eprintln!("100 MB answer: {took:?}, peak memory grew by {grown} KiB");
     // The connection survives: the next call works.
     let pong = settle(&fx.snapshot(), "py_ping", json!({"word": "after"})).await;
     assert_eq!(text(&pong), "pong after");

@@ -68,6 +68,7 @@ pub(crate) struct Fixture {
     pub(crate) registry: ToolRegistry,
     pub(crate) servers: Servers,
     pub(crate) gate: Arc<RecordingGate>,
+    pub(crate) store: OutputStore,
     pub(crate) dir: TempDir,
     _data: TempDir,
 }
@@ -77,11 +78,12 @@ impl Fixture {
         let dir = TempDir::new().unwrap();
         let data = TempDir::new().unwrap();
         let store = OutputStore::new(StoreConfig::in_data_dir(data.path()));
-        let registry = ToolRegistry::new(&ApplicationTools::default(), store);
+        let registry = ToolRegistry::new(&ApplicationTools::default(), store.clone());
         let gate = Arc::new(RecordingGate::default());
         let options = Options::new(gate.clone())
             .reserving(["read", "apply_patch", "bash"].map(str::to_owned))
-            .with_backoff(Duration::from_millis(100), Duration::from_millis(400));
+            .with_backoff(Duration::from_millis(100), Duration::from_millis(400))
+            .with_store(store.clone());
         let servers = Servers::start(
             servers
                 .into_iter()
@@ -94,6 +96,7 @@ impl Fixture {
             registry,
             servers,
             gate,
+            store,
             dir,
             _data: data,
         }
