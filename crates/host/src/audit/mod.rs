@@ -11,7 +11,8 @@
 //! - A write that fails (a full disk, a vanished directory) is reported once (a `tracing`
 //!   warning) and never fails a call; the records it lost are counted in the next gap record.
 //! - Every record has a `seq` number, increasing across processes sharing the file (each
-//!   batch is appended under an exclusive lock, continuing from the file's last record).
+//!   batch is appended under an exclusive lock, continuing from the file's last record, or
+//!   from the newest rotated file's when the file is fresh).
 //! - A writer killed mid-line leaves a torn last line: the next writer ends it first, and
 //!   readers ([`read_log`]) skip it with a note instead of misreading it.
 //! - Rotated by size (`max_bytes`) to `<path>.1` ... `<path>.<keep>`.
@@ -38,7 +39,7 @@ use tackle_registry::{SettleObserver, SettleRecord};
 use crate::config::Config;
 use facts::{Entry, Pool};
 
-pub use read::{AuditLine, read_log};
+pub use read::{AuditLine, parse_line, read_log};
 pub use writer::rotated as rotated_path;
 
 /// Records waiting for the writer at most; more are dropped and counted.

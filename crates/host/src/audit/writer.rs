@@ -158,7 +158,12 @@ impl Writer {
         if self.known_len != Some(len) {
             // First write, or another process wrote since: continue its numbering, and end a
             // line a killed writer left unfinished so no record joins it.
-            let (last, torn) = last_seq(file, len)?;
+            let (mut last, torn) = last_seq(file, len)?;
+            if last == 0 {
+                // A fresh file after a rotation (perhaps by another process): numbering goes on
+                // from the newest rotated file, so a new process never starts again at 1.
+                last = last_rotated_seq(&self.target.path);
+            }
             self.next_seq = self.next_seq.max(last + 1);
             if torn {
                 text.push(b'\n');
@@ -295,6 +300,15 @@ fn last_seq(file: &mut File, len: u64) -> io::Result<(u64, bool)> {
         })
         .unwrap_or(0);
     Ok((last, torn))
+}
+
+/// The number of the last complete record of `<path>.1`, 0 when there is none.
+fn last_rotated_seq(path: &Path) -> u64 {
+    let Ok(mut file) = File::open(rotated(path, 1)) else {
+        return 0;
+    };
+    let len = file.metadata().map_or(0, |m| m.len());
+    last_seq(&mut file, len).map_or(0, |(last, _)| last)
 }
 
 /// Replaces the host's secret values in every string of `value`.
