@@ -40,6 +40,8 @@ pub mod search;
 mod services;
 mod shape;
 pub mod skill;
+#[cfg(any(feature = "search", feature = "apply-patch"))]
+mod steps;
 mod text;
 pub mod todo;
 #[cfg(feature = "web")]

@@ -30,6 +30,8 @@ mod question;
 #[cfg(feature = "search")]
 mod search;
 mod skill;
+#[cfg(any(feature = "search", feature = "apply-patch"))]
+mod steps;
 mod todowrite;
 #[cfg(feature = "web")]
 mod web_convert;

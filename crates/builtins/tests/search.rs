@@ -1,6 +1,6 @@
 //! glob and grep run on fixture trees built in temp dirs.
 
-mod fixture;
+pub(crate) mod fixture;
 mod glob;
 mod grep;
 mod grep_options;

@@ -13,12 +13,19 @@ use crate::options::HostArgs;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum AuditCommand {
-    /// Print the last records, one JSON object a line.
-    #[command(after_help = "Examples:\n  tackle audit tail\n  tackle audit tail -n 50")]
+    /// Print the last records, one JSON object a line; with `-f`, then every record as it is
+    /// appended (across rotations) until interrupted.
+    #[command(
+        after_help = "Examples:\n  tackle audit tail\n  tackle audit tail -n 50\n  tackle audit tail -f"
+    )]
     Tail {
         /// How many records.
         #[arg(short = 'n', long, default_value_t = 20)]
         lines: usize,
+        /// Keep printing records as they are appended; ends on Ctrl-C, SIGTERM or a closed
+        /// stdout.
+        #[arg(short = 'f', long)]
+        follow: bool,
         /// The log file (default: `audit.path` of the configuration).
         #[arg(long, value_name = "FILE")]
         file: Option<PathBuf>,
@@ -38,10 +45,21 @@ pub(crate) enum AuditCommand {
     },
 }
 
-pub(crate) fn run(command: &AuditCommand, data_dir: Option<&Path>) -> Result<ExitCode, CliError> {
+pub(crate) async fn run(
+    command: &AuditCommand,
+    data_dir: Option<&Path>,
+) -> Result<ExitCode, CliError> {
     match command {
-        AuditCommand::Tail { lines, file, host } => {
+        AuditCommand::Tail {
+            lines,
+            follow,
+            file,
+            host,
+        } => {
             let path = log_path(file.as_ref(), host, data_dir)?;
+            if *follow {
+                return crate::audit_follow::follow(&path, *lines).await;
+            }
             let records = whole_records(&path)?;
             let start = records.len().saturating_sub(*lines);
             let mut text = String::new();

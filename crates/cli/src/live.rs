@@ -1,14 +1,20 @@
-//! Live progress for a person at a terminal: a command's output as it runs, and a running
-//! count for long work, on stderr. The model's result, printed at the end, is unchanged, and
-//! nothing of this happens when stdout is not a terminal (a pipe, a file, a program).
+//! Live progress for a person at a terminal: a command's output as it runs, and for a search
+//! or patch that has run over a second a progress line (`indicatif`: files searched, matches
+//! so far), on stderr. The progress line is cleared before the result is printed; the model's
+//! result is unchanged, and nothing of this happens when stdout or stderr is not a terminal (a
+//! pipe, a file, a program).
 
 use std::io::{IsTerminal as _, Write as _};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
-use std::time::Duration;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::time::{Duration, Instant};
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tackle_tool_core::{Progress, ProgressSink};
+
+/// A call shorter than this shows no progress line: it would only flicker.
+const LINE_AFTER: Duration = Duration::from_secs(1);
 
 /// Reports waiting for the terminal at most; more are dropped and counted.
 const QUEUE: usize = 1024;
@@ -40,10 +46,11 @@ impl Live {
         let (done, printed) = std::sync::mpsc::channel::<()>();
         let dropped = Arc::new(AtomicU64::new(0));
         let printer_dropped = Arc::clone(&dropped);
+        let started = Instant::now();
         std::thread::Builder::new()
             .name("tackle-live".into())
             .spawn(move || {
-                print(&receiver, &printer_dropped);
+                print(&receiver, &printer_dropped, started);
                 drop(done);
             })
             .ok()?;
@@ -82,31 +89,82 @@ fn offer(sender: &SyncSender<Report>, dropped: &AtomicU64, progress: Progress<'_
     }
 }
 
-/// Writes the reports to stderr until the sink is gone.
-fn print(receiver: &Receiver<Report>, dropped: &AtomicU64) {
-    let mut stderr = std::io::stderr();
-    let mut step_shown = false;
-    while let Ok(report) = receiver.recv() {
+/// Writes the reports to stderr until the sink is gone. A step becomes the progress line once
+/// the call has run for [`LINE_AFTER`] (the latest step waits until then); the line is cleared
+/// before the printer ends, so the result printed next starts on a clean line.
+fn print(receiver: &Receiver<Report>, dropped: &AtomicU64, started: Instant) {
+    let mut line = StepLine::default();
+    loop {
+        let report = match line.pending {
+            // A step is waiting for its time: wake up then, even if nothing else arrives.
+            Some(_) => {
+                let wait = LINE_AFTER.saturating_sub(started.elapsed());
+                match receiver.recv_timeout(wait) {
+                    Ok(report) => Some(report),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            None => match receiver.recv() {
+                Ok(report) => Some(report),
+                Err(_) => break,
+            },
+        };
         let lost = dropped.swap(0, Ordering::Relaxed);
         if lost > 0 {
-            let _ = writeln!(stderr, "\n[tackle: {lost} progress reports not shown]");
+            line.above(format!("[tackle: {lost} progress reports not shown]\n").as_bytes());
         }
-        let _ = match report {
-            Report::Output(bytes) => {
-                if step_shown {
-                    step_shown = false;
-                    let _ = stderr.write_all(b"\r\x1b[2K");
-                }
-                stderr.write_all(&bytes)
-            }
-            Report::Step(line) => {
-                step_shown = true;
-                write!(stderr, "\r\x1b[2K{line}")
-            }
-        };
-        let _ = stderr.flush();
+        match report {
+            Some(Report::Output(bytes)) => line.above(&bytes),
+            Some(Report::Step(step)) => line.pending = Some(step),
+            None => {}
+        }
+        if started.elapsed() >= LINE_AFTER
+            && let Some(step) = line.pending.take()
+        {
+            line.show(step);
+        }
     }
-    if step_shown {
-        let _ = stderr.write_all(b"\r\x1b[2K");
+    line.clear();
+}
+
+/// The progress line, once shown.
+#[derive(Default)]
+struct StepLine {
+    bar: Option<ProgressBar>,
+    /// The latest step, not shown yet.
+    pending: Option<String>,
+}
+
+impl StepLine {
+    fn show(&mut self, step: String) {
+        let bar = self.bar.get_or_insert_with(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} ({elapsed})") {
+                bar.set_style(style);
+            }
+            bar.enable_steady_tick(Duration::from_millis(100));
+            bar
+        });
+        bar.set_message(step);
+    }
+
+    /// Writes `bytes` (a command's output) above the line.
+    fn above(&self, bytes: &[u8]) {
+        let mut stderr = std::io::stderr();
+        let mut write = || {
+            let _ = stderr.write_all(bytes);
+            let _ = stderr.flush();
+        };
+        match &self.bar {
+            Some(bar) => bar.suspend(write),
+            None => write(),
+        }
+    }
+
+    fn clear(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
     }
 }

@@ -12,6 +12,7 @@
 
 mod asker;
 mod audit_cmd;
+mod audit_follow;
 mod call;
 mod config_cmd;
 mod error;
@@ -278,7 +279,7 @@ fn main() -> ExitCode {
             Command::Trust { dir, list: false } => {
                 trust_cmd::trust(dir.as_deref(), data_dir.as_deref())
             }
-            Command::Audit { command } => audit_cmd::run(&command, data_dir.as_deref()),
+            Command::Audit { command } => audit_cmd::run(&command, data_dir.as_deref()).await,
             Command::Serve(args) => serve::run(&args, data_dir.as_deref()).await,
             Command::Mcp { command } => mcp_cmd::run(&command, data_dir.as_deref()).await,
             Command::Untrust { dir } => trust_cmd::untrust(dir.as_deref(), data_dir.as_deref()),

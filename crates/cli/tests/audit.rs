@@ -103,3 +103,99 @@ fn without_a_configured_log_audit_says_how_to_turn_it_on() {
         .code(2)
         .stderr(predicates::str::contains("set audit.path"));
 }
+
+/// Starts `tackle audit tail -f -n 0 --file <log>`; its stdout's lines arrive on the receiver.
+fn follower(
+    ws: &Workspace,
+    log: &Path,
+) -> (
+    std::process::Child,
+    std::sync::mpsc::Receiver<serde_json::Value>,
+) {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tackle"))
+        .arg("--data-dir")
+        .arg(ws.data.path())
+        .env("HOME", ws.data.path())
+        .args(["audit", "tail", "-f", "-n", "0", "--file"])
+        .arg(log)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if sender.send(serde_json::from_str(&line).unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    (child, receiver)
+}
+
+/// The next record the follower prints, within a generous time.
+fn next(receiver: &std::sync::mpsc::Receiver<serde_json::Value>) -> serde_json::Value {
+    receiver
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the follower printed no record")
+}
+
+#[test]
+fn tail_f_prints_records_as_other_processes_append_them_across_a_rotation() {
+    let ws = Workspace::new();
+    let log = ws.data.path().join("audit.jsonl");
+    call(&ws, &log, "before", "{}");
+    let (mut child, records) = follower(&ws, &log);
+    // `-n 0`: nothing of what was there; the follower reads from the end.
+    call(&ws, &log, "first", "{}");
+    let first = next(&records);
+    assert_eq!(first["tool"], "first");
+    assert_eq!(first["seq"], 2);
+    // This call's process rotates the log right after writing its record.
+    ws.tackle(&["call", "second", "{}", "--yes"])
+        .arg("--set")
+        .arg(format!("audit.path={}", log.display()))
+        .arg("--set")
+        .arg("audit.max_bytes=1")
+        .assert()
+        .code(1);
+    assert!(tackle_host::audit::rotated_path(&log, 1).exists());
+    assert_eq!(next(&records)["tool"], "second");
+    // The next record starts a new file: the follower reopens it.
+    call(&ws, &log, "third", "{}");
+    let third = next(&records);
+    assert_eq!(third["tool"], "third");
+    assert_eq!(third["seq"], 4);
+    // SIGTERM ends it cleanly.
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(records.try_recv().is_err(), "nothing more was printed");
+}
+
+#[test]
+fn tail_f_ends_when_its_reader_goes_away() {
+    let ws = Workspace::new();
+    let log = ws.data.path().join("audit.jsonl");
+    call(&ws, &log, "before", "{}");
+    let (mut child, records) = follower(&ws, &log);
+    // The reading end of its stdout closes (the reader thread ends with the receiver).
+    drop(records);
+    call(&ws, &log, "after", "{}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "{status:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the follower kept running");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -44,11 +44,15 @@ pub struct SettleRecord<'a> {
     pub duration: Duration,
     /// The settlement, or why there is none (a halt, a defect, a store error).
     pub outcome: Result<&'a Settlement, &'a SettleError>,
-    /// The size of the call's input as compact JSON.
-    pub bytes_in: u64,
 }
 
 impl SettleRecord<'_> {
+    /// The size of the call's input as compact JSON. Counted on each call (by serializing
+    /// into a counter), so only a watcher that reports it pays for it.
+    pub fn bytes_in(&self) -> u64 {
+        json_len(&self.call.input)
+    }
+
     /// What kind of result it was: `text`, `json`, `content`, `error`, or for no settlement
     /// `halt`, `defect` or `store`.
     pub fn result_type(&self) -> &'static str {
@@ -135,7 +139,7 @@ pub(crate) fn span(call: &Call, ctx: &Context) -> Span {
 }
 
 /// The size of `value` as compact JSON, counted without building the text.
-pub(crate) fn json_len(value: &Value) -> u64 {
+fn json_len(value: &Value) -> u64 {
     struct Count(u64);
     impl io::Write for Count {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -152,20 +156,20 @@ pub(crate) fn json_len(value: &Value) -> u64 {
     count.0
 }
 
-/// Records `record`'s outcome on `span`.
+/// Records `record`'s outcome on `span`, in one recording: a subscriber handles (and a
+/// formatting one formats) the outcome once, not once per field.
 pub(crate) fn record_on(span: &Span, record: &SettleRecord<'_>) {
     if span.is_disabled() {
         return;
     }
-    if let Some(tool) = record.tool.filter(|tool| *tool != record.call.name) {
-        span.record("settled_as", tool);
-    }
-    span.record("duration_ms", record.duration.as_secs_f64() * 1000.0);
-    span.record("result", record.result_type());
-    span.record("bytes_in", record.bytes_in);
-    span.record("bytes_out", record.bytes_out());
-    span.record("truncated", record.truncated());
-    if let Some(reference) = record.references().first() {
-        span.record("reference", tracing::field::display(reference));
-    }
+    tracing::record_all!(
+        span,
+        settled_as = record.tool.filter(|tool| *tool != record.call.name),
+        duration_ms = record.duration.as_secs_f64() * 1000.0,
+        result = record.result_type(),
+        bytes_in = record.bytes_in(),
+        bytes_out = record.bytes_out(),
+        truncated = record.truncated(),
+        reference = record.references().first().map(tracing::field::display),
+    );
 }

@@ -162,7 +162,6 @@ impl Materialization {
             action: resolved.map(|(name, entry)| entry.tool.permission(name)),
             duration: started.elapsed(),
             outcome: outcome.as_ref(),
-            bytes_in: observe::json_len(&call.input),
         };
         observe::record_on(&span, &record);
         if let Some(observer) = observer {

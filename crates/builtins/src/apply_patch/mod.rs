@@ -41,6 +41,7 @@ use crate::error::Error;
 use crate::location::{ExternalDirectory, Kind, Location};
 use crate::mutation::FileMutation;
 use crate::services::LocationServices;
+use crate::steps::Steps;
 pub use report::ApplyPatchOutput;
 
 use parse::HunkKind;
@@ -130,7 +131,9 @@ impl Execute for ApplyPatch {
             .lock_all(targets(&resolved).into_iter().map(|t| t.path.clone()))
             .await;
         let disk = self.read(&resolved).await?;
-        let changes = plan::plan(&resolved, &disk)
+        let total = patch.hunks.iter().map(plan::chunks).sum();
+        let steps = Steps::new(&ctx.progress, Some(total), |_| "chunks applied".to_owned());
+        let changes = plan::plan(&resolved, &disk, steps.as_ref())
             .map_err(|why| ToolError::failure(format!("{}\n{NOTHING_CHANGED}", why.trim_end())))?;
         // Above the call's structured budget the diff texts go and the per-file counts stay, so
         // settle never has to replace the report (and lose the statuses) itself.

@@ -13,6 +13,7 @@ use super::parse::{Hunk, HunkKind};
 use super::text::FileText;
 use crate::diff::Window;
 use crate::location::ExternalDirectory;
+use crate::steps::Steps;
 
 /// A path a hunk names, resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,11 +82,13 @@ struct Entry {
     windows: Option<Vec<Window>>,
 }
 
-/// Applies `hunks` to the files in `disk` (every path the hunks name must be there).
-/// The error is the model-facing reason, without the "nothing changed" note.
+/// Applies `hunks` to the files in `disk` (every path the hunks name must be there), counting
+/// each chunk applied into `steps`. The error is the model-facing reason, without the
+/// "nothing changed" note.
 pub(crate) fn plan(
     hunks: &[Resolved<'_>],
     disk: &HashMap<PathBuf, Disk>,
+    steps: Option<&Steps>,
 ) -> Result<Vec<FileChange>, String> {
     let mut files = Files {
         entries: Vec::new(),
@@ -94,8 +97,22 @@ pub(crate) fn plan(
     };
     for resolved in hunks {
         files.apply(resolved)?;
+        if let Some(steps) = steps {
+            steps.advance(chunks(resolved.hunk), 0);
+        }
+    }
+    if let Some(steps) = steps {
+        steps.finish();
     }
     Ok(files.finish())
+}
+
+/// The chunks of `hunk` as progress counts them: an added, deleted or only moved file is one.
+pub(crate) fn chunks(hunk: &Hunk) -> u64 {
+    match &hunk.kind {
+        HunkKind::Update { chunks, .. } if !chunks.is_empty() => chunks.len() as u64,
+        _ => 1,
+    }
 }
 
 struct Files<'d> {

@@ -5,16 +5,20 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
+use crate::steps::Steps;
+
 /// The default wall-clock budget of a glob or grep call.
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(20);
 
 /// When a search must stop: its deadline passed or its call was cancelled. Checked by every
 /// walker thread between entries and by grep between matches; once spent it stays spent.
+/// It also carries the search's step progress, which every walker thread counts into.
 #[derive(Debug)]
 pub(crate) struct Budget {
     deadline: Instant,
     cancel: Option<CancellationToken>,
     spent: AtomicBool,
+    steps: Option<Steps>,
 }
 
 impl Budget {
@@ -25,7 +29,19 @@ impl Budget {
             deadline: now.checked_add(limit).unwrap_or(now + DEFAULT_BUDGET),
             cancel,
             spent: AtomicBool::new(false),
+            steps: None,
         }
+    }
+
+    /// The same budget, counting the search's progress into `steps` (none: nobody watches).
+    pub(crate) fn with_steps(mut self, steps: Option<Steps>) -> Self {
+        self.steps = steps;
+        self
+    }
+
+    /// The search's step progress, when the call has a progress sink.
+    pub(crate) fn steps(&self) -> Option<&Steps> {
+        self.steps.as_ref()
     }
 
     /// True once the search must stop.

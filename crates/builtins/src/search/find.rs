@@ -77,6 +77,9 @@ pub(crate) fn find(
         shared: &shared,
     };
     walker.visit(&mut walk);
+    if let Some(steps) = budget.steps() {
+        steps.finish();
+    }
     let mut found = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
     found
         .skipped
@@ -118,7 +121,8 @@ struct Visitor<'a> {
 }
 
 impl Visitor<'_> {
-    fn consider(&mut self, entry: DirEntry) {
+    /// Keeps `entry` when the glob lists it; true when it did.
+    fn consider(&mut self, entry: DirEntry) -> bool {
         let wanted = if self.walk.glob.directories {
             // The search root itself is never a result (`below` refuses it).
             entry.file_type().is_some_and(|t| t.is_dir())
@@ -126,13 +130,13 @@ impl Visitor<'_> {
             entry.file_type().is_some_and(|t| t.is_file())
         };
         if !wanted {
-            return;
+            return false;
         }
         let Some(relative) = walk::below(self.walk.root, entry.path()) else {
-            return;
+            return false;
         };
         if !self.walk.glob.is_match(relative) {
-            return;
+            return false;
         }
         let modified = entry
             .metadata()
@@ -154,13 +158,19 @@ impl Visitor<'_> {
             order(&mut self.local.files);
             self.local.files.truncate(limit);
         }
+        true
     }
 }
 
 impl ParallelVisitor for Visitor<'_> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
         match entry {
-            Ok(entry) => self.consider(entry),
+            Ok(entry) => {
+                let kept = self.consider(entry);
+                if let Some(steps) = self.walk.budget.steps() {
+                    steps.advance(1, u64::from(kept));
+                }
+            }
             Err(err) => walk::classify_error(&err, self.walk.boundary, &mut self.local.skipped),
         }
         walk::next_state(self.walk.budget)

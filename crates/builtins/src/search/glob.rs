@@ -17,6 +17,7 @@ use super::report::{self, Base, SkippedPaths};
 use super::scope::{self, Services, path_argument};
 use crate::blocking::blocking;
 use crate::location::EntryKind;
+use crate::steps::Steps;
 
 /// The default number of files returned.
 pub const DEFAULT_GLOB_LIMIT: usize = 100;
@@ -93,7 +94,11 @@ impl Execute for GlobTool {
         let directories = glob.directories;
         let limit = input.limit.map_or(DEFAULT_GLOB_LIMIT, NonZeroUsize::get);
         let budget_limit = self.services.settings.budget;
-        let budget = Budget::new(budget_limit, Some(ctx.cancel.clone()));
+        let budget = Budget::new(budget_limit, Some(ctx.cancel.clone())).with_steps(Steps::new(
+            &ctx.progress,
+            None,
+            |found| format!("paths scanned, {found} matching"),
+        ));
         let root = scope.root.clone();
         let boundary = scope.base.boundary.clone();
         let found = blocking(move || find(&root, &boundary, &glob, Some(limit), &budget)).await?;

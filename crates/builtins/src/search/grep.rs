@@ -20,6 +20,7 @@ use super::scan::{self, Query, Scan};
 use super::scope::{self, Services, path_argument};
 use crate::blocking::blocking;
 use crate::location::EntryKind;
+use crate::steps::Steps;
 
 /// The default number of matching lines returned.
 pub const DEFAULT_GREP_LIMIT: usize = 100;
@@ -152,7 +153,11 @@ impl Execute for GrepTool {
             .await?;
         let limit = input.limit.map_or(DEFAULT_GREP_LIMIT, NonZeroUsize::get);
         let budget_limit = self.services.settings.budget;
-        let budget = Budget::new(budget_limit, Some(ctx.cancel.clone()));
+        let budget = Budget::new(budget_limit, Some(ctx.cancel.clone())).with_steps(Steps::new(
+            &ctx.progress,
+            None,
+            |matches| format!("files searched, {matches} matches"),
+        ));
         let root = scope.root.clone();
         let scan = match scope.kind {
             None => return Err(scope::not_found(path)),

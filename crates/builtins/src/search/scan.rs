@@ -94,7 +94,7 @@ fn searcher(query: &Query<'_>) -> Searcher {
 /// Searches the single file at the canonical `path` (GR3: its siblings are never looked at).
 pub(crate) fn scan_file(path: &Path, query: &Query<'_>) -> Scan {
     let mut pending = Pending::default();
-    search_one(
+    let _ = search_one(
         &mut searcher(query),
         path,
         Opened::Exact,
@@ -127,6 +127,9 @@ pub(crate) fn scan_dir(root: &Path, boundary: &Path, query: &Query<'_>) -> Scan 
         shared: &shared,
     };
     walker.visit(&mut builder);
+    if let Some(steps) = query.budget.steps() {
+        steps.finish();
+    }
     let mut pending = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
     pending
         .skipped
@@ -208,31 +211,31 @@ impl Pending {
     }
 }
 
-/// Searches one file into `pending`.
+/// Searches one file into `pending`; returns its number of matches.
 fn search_one(
     searcher: &mut Searcher,
     path: &Path,
     opened: Opened<'_, '_>,
     query: &Query<'_>,
     pending: &mut Pending,
-) {
+) -> usize {
     let opened = match opened {
         Opened::Exact => Some(beneath::open_file(path)),
         Opened::Walked(checked, link) => checked.open(path, link),
     };
     let file = match opened {
         Some(Ok(file)) => file,
-        Some(Err(err)) if err.kind() == io::ErrorKind::NotFound => return,
+        Some(Err(err)) if err.kind() == io::ErrorKind::NotFound => return 0,
         // Unreadable, or no longer under the boundary.
         Some(Err(_)) | None => {
             pending.skipped.unreadable += 1;
-            return;
+            return 0;
         }
     };
     let metadata = file.metadata().ok();
     if !metadata.as_ref().is_some_and(std::fs::Metadata::is_file) {
         pending.skipped.unreadable += 1;
-        return;
+        return 0;
     }
     let mut sink = Hits::new(
         query.matcher,
@@ -245,19 +248,20 @@ fn search_one(
         .is_err()
     {
         pending.skipped.unreadable += 1;
-        return;
+        return 0;
     }
     if sink.binary {
         pending.skipped.binary += 1;
-        return;
+        return 0;
     }
     if sink.count == 0 {
-        return;
+        return 0;
     }
     let modified = metadata
         .and_then(|m| m.modified().ok())
         .unwrap_or(SystemTime::UNIX_EPOCH);
     let kept = sink.kept();
+    let count = sink.count;
     pending.kept_lines += kept;
     pending.files.push(FileHits {
         path: path.to_path_buf(),
@@ -273,6 +277,7 @@ fn search_one(
     {
         pending.prune(limit);
     }
+    count
 }
 
 struct Builder<'a> {
@@ -319,13 +324,16 @@ impl Visitor<'_> {
                 return;
             }
         }
-        search_one(
+        let matches = search_one(
             &mut self.searcher,
             entry.path(),
             Opened::Walked(&mut self.checked, entry.path_is_symlink()),
             self.query,
             &mut self.local,
         );
+        if let Some(steps) = self.query.budget.steps() {
+            steps.advance(1, matches as u64);
+        }
     }
 }
 

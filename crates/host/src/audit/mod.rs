@@ -1,15 +1,18 @@
 //! The audit log: an opt-in, append-only JSON Lines file with one record per settled call and
 //! per permission decision (`audit.path` in the configuration).
 //!
-//! - Off the call's critical path: a call or decision builds its record and offers it to a
-//!   bounded queue ([`QUEUE`] records); one writer thread numbers the records, redacts the
-//!   host's secret values and appends them. A full queue drops the record and counts it; the
+//! - Off the call's critical path: a call copies its raw facts (names, ids, numbers, its input's
+//!   compact JSON when short) into a reused slot and offers it to a bounded queue ([`QUEUE`]
+//!   records), allocating and formatting nothing in the common case; one writer thread builds
+//!   the records, numbers them, redacts the host's secret values and appends them. The writer
+//!   polls the queue while calls keep coming, so a busy caller never pays for waking it. A full queue drops the record and counts it; the
 //!   next write starts with a `gap` record saying how many were dropped, so a gap is never
 //!   silent. Memory stays bounded whatever the disk does.
 //! - A write that fails (a full disk, a vanished directory) is reported once (a `tracing`
 //!   warning) and never fails a call; the records it lost are counted in the next gap record.
 //! - Every record has a `seq` number, increasing across processes sharing the file (each
-//!   batch is appended under an exclusive lock, continuing from the file's last record).
+//!   batch is appended under an exclusive lock, continuing from the file's last record, or
+//!   from the newest rotated file's when the file is fresh).
 //! - A writer killed mid-line leaves a torn last line: the next writer ends it first, and
 //!   readers ([`read_log`]) skip it with a note instead of misreading it.
 //! - Rotated by size (`max_bytes`) to `<path>.1` ... `<path>.<keep>`.
@@ -17,6 +20,7 @@
 //!   size of everything else, long strings elsewhere only their size; results are recorded by
 //!   type and size only.
 
+mod facts;
 mod read;
 mod record;
 mod writer;
@@ -28,14 +32,14 @@ use std::sync::mpsc::{SyncSender, TrySendError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
 use tackle_output_store::OutputStore;
 use tackle_permission::{Decision, DecisionObserver};
 use tackle_registry::{SettleObserver, SettleRecord};
 
 use crate::config::Config;
+use facts::{Entry, Pool};
 
-pub use read::{AuditLine, read_log};
+pub use read::{AuditLine, parse_line, read_log};
 pub use writer::rotated as rotated_path;
 
 /// Records waiting for the writer at most; more are dropped and counted.
@@ -64,8 +68,10 @@ pub struct AuditLog {
 }
 
 struct Shared {
-    queue: Option<SyncSender<Map<String, Value>>>,
+    queue: Option<SyncSender<Entry>>,
     dropped: Arc<AtomicU64>,
+    /// Slots the writer emptied, for the next calls.
+    pool: Arc<Pool>,
     writer: Option<JoinHandle<()>>,
     path: PathBuf,
 }
@@ -95,8 +101,9 @@ impl AuditLog {
     fn start(target: writer::Target, store: OutputStore) -> Option<Self> {
         let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE);
         let dropped = Arc::new(AtomicU64::new(0));
+        let pool = Arc::new(Pool::default());
         let path = target.path.clone();
-        let writer = writer::Writer::new(target, store, Arc::clone(&dropped));
+        let writer = writer::Writer::new(target, store, Arc::clone(&dropped), Arc::clone(&pool));
         let spawned = std::thread::Builder::new()
             .name("tackle-audit".into())
             .spawn(move || writer.run(&receiver));
@@ -111,6 +118,7 @@ impl AuditLog {
             shared: Arc::new(Shared {
                 queue: Some(sender),
                 dropped,
+                pool,
                 writer: Some(handle),
                 path,
             }),
@@ -122,12 +130,12 @@ impl AuditLog {
         &self.shared.path
     }
 
-    /// Offers `record` to the writer; a full queue drops it (counted).
-    fn offer(&self, record: Map<String, Value>) {
+    /// Offers `entry` to the writer; a full queue drops it (counted).
+    fn offer(&self, entry: Entry) {
         let Some(sender) = self.shared.queue.as_ref() else {
             return;
         };
-        match sender.try_send(record) {
+        match sender.try_send(entry) {
             Ok(()) => {}
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
                 self.shared.dropped.fetch_add(1, Ordering::Relaxed);
@@ -138,13 +146,18 @@ impl AuditLog {
 
 impl SettleObserver for AuditLog {
     fn settled(&self, record: &SettleRecord<'_>) {
-        self.offer(record::call(record));
+        let mut slot = self.shared.pool.take();
+        slot.fill(record);
+        self.offer(Entry::Call(slot));
     }
 }
 
 impl DecisionObserver for AuditLog {
     fn decided(&self, decision: &Decision) {
-        self.offer(record::decision(decision));
+        self.offer(Entry::Decision(
+            Box::new(decision.clone()),
+            record::now_ms(),
+        ));
     }
 }
 

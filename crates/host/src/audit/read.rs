@@ -50,12 +50,14 @@ pub fn read_log(path: &Path) -> io::Result<Vec<AuditLine>> {
             });
             break;
         }
-        lines.push(parse(&buf[..buf.len() - 1], number));
+        lines.push(parse_line(&buf[..buf.len() - 1], number));
     }
     Ok(lines)
 }
 
-fn parse(line: &[u8], number: usize) -> AuditLine {
+/// One complete line of the log (without its line break), numbered `number` from 1: a record,
+/// or why it is not one. For a reader that follows the file as it grows.
+pub fn parse_line(line: &[u8], number: usize) -> AuditLine {
     if line.is_empty() {
         return AuditLine::Skipped {
             line: number,

@@ -6,17 +6,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value, json};
 use tackle_permission::Decision;
-use tackle_registry::SettleRecord;
+
+use super::facts::{CallFacts, Input};
 
 /// A string input longer than this is recorded by its shape alone.
 const MAX_INPUT_STRING: usize = 1024;
 
 /// Input fields that name a file: kept as they are, also for the tools that write files.
 const PATH_FIELDS: &[&str] = &["path", "filePath", "file_path"];
-
-/// The permission action of the tools whose input carries file contents (edit, write,
-/// apply_patch).
-const EDIT_ACTION: &str = "edit";
 
 /// Milliseconds since the Unix epoch.
 pub(crate) fn now_ms() -> u64 {
@@ -25,55 +22,55 @@ pub(crate) fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// A new record of `kind`, its number left for the writer.
-fn start(kind: &str) -> Map<String, Value> {
+/// A new record of `kind` made at `time_ms`, its number left for the writer.
+pub(crate) fn start(kind: &str, time_ms: u64) -> Map<String, Value> {
     let mut record = Map::new();
     record.insert("seq".into(), Value::Null);
-    record.insert("time_ms".into(), now_ms().into());
+    record.insert("time_ms".into(), time_ms.into());
     record.insert("kind".into(), kind.into());
     record
 }
 
-/// The record of one settled call.
-pub(crate) fn call(settled: &SettleRecord<'_>) -> Map<String, Value> {
-    let mut record = start("call");
-    let ctx = settled.context;
-    record.insert("session".into(), ctx.session_id.clone().into());
-    record.insert("agent".into(), ctx.agent.clone().into());
-    record.insert("call_id".into(), settled.call.id.clone().into());
-    record.insert("tool".into(), settled.call.name.clone().into());
-    if let Some(tool) = settled.tool.filter(|tool| *tool != settled.call.name) {
-        record.insert("settled_as".into(), tool.into());
+/// The record of one settled call, built by the writer from the caller's facts. The slot's
+/// strings are copied, not taken: their buffers go back to the callers.
+pub(crate) fn call(facts: &mut CallFacts) -> Map<String, Value> {
+    let mut record = start("call", facts.time_ms);
+    record.insert("session".into(), facts.session.clone().into());
+    record.insert("agent".into(), facts.agent.clone().into());
+    record.insert("call_id".into(), facts.call_id.clone().into());
+    record.insert("tool".into(), facts.tool.clone().into());
+    if !facts.settled_as.is_empty() {
+        record.insert("settled_as".into(), facts.settled_as.clone().into());
     }
-    let edits = settled.action == Some(EDIT_ACTION);
-    record.insert("input".into(), shape(&settled.call.input, edits, None));
-    let millis = settled.duration.as_secs_f64() * 1000.0;
+    let input = match std::mem::take(&mut facts.input) {
+        Input::Shaped(shaped) => shaped,
+        // The caller copied what serializing a `Value` wrote: it reads back.
+        Input::Json => serde_json::from_slice(&facts.json)
+            .map_or(Value::Null, |input| shape(&input, facts.edits, None)),
+    };
+    record.insert("input".into(), input);
+    let millis = facts.duration.as_secs_f64() * 1000.0;
     record.insert(
         "duration_ms".into(),
         json!((millis * 1000.0).round() / 1000.0),
     );
-    record.insert("result".into(), settled.result_type().into());
-    record.insert("bytes_in".into(), settled.bytes_in.into());
-    record.insert("bytes_out".into(), settled.bytes_out().into());
-    record.insert("truncated".into(), settled.truncated().into());
-    let references: Vec<Value> = settled
-        .references()
-        .iter()
-        .map(|reference| reference.to_string().into())
-        .collect();
-    if !references.is_empty() {
+    record.insert("result".into(), facts.result.into());
+    record.insert("bytes_in".into(), facts.bytes_in.into());
+    record.insert("bytes_out".into(), facts.bytes_out.into());
+    record.insert("truncated".into(), facts.truncated.into());
+    if !facts.references.is_empty() {
+        let references: Vec<Value> = facts.references.drain(..).map(Value::from).collect();
         record.insert("references".into(), references.into());
     }
-    if let Err(err) = settled.outcome {
-        // A halt or defect: its message says why, never a file's contents.
-        record.insert("error".into(), err.to_string().into());
+    if let Some(error) = facts.error.take() {
+        record.insert("error".into(), error.into());
     }
     record
 }
 
 /// The record of one permission decision.
-pub(crate) fn decision(decision: &Decision) -> Map<String, Value> {
-    let mut record = start("decision");
+pub(crate) fn decision(decision: &Decision, time_ms: u64) -> Map<String, Value> {
+    let mut record = start("decision", time_ms);
     record.insert("session".into(), decision.session_id.clone().into());
     record.insert("agent".into(), decision.agent.clone().into());
     record.insert("call_id".into(), decision.call_id.clone().into());
@@ -98,7 +95,7 @@ pub(crate) fn decision(decision: &Decision) -> Map<String, Value> {
 /// `input` as the log keeps it: numbers, booleans and short strings as they are; a long
 /// string, and for the tools that write files every string but a path, as its size. A patch
 /// also keeps the paths it names.
-fn shape(input: &Value, edits: bool, key: Option<&str>) -> Value {
+pub(crate) fn shape(input: &Value, edits: bool, key: Option<&str>) -> Value {
     match input {
         Value::String(text) => {
             let is_path = key.is_some_and(|key| PATH_FIELDS.contains(&key));

@@ -8,13 +8,25 @@ use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 use tackle_output_store::OutputStore;
 
+use super::facts::{Entry, Pool};
+use super::record;
+
 /// Records taken from the queue per write.
 const BATCH: usize = 256;
+
+/// While calls keep coming, the writer looks at the queue this often instead of being woken
+/// for each record (a wake-up is a system call the caller would pay).
+const POLL: Duration = Duration::from_millis(1);
+
+/// Empty looks after which the writer sleeps until the next record wakes it: an idle host
+/// costs nothing.
+const IDLE_POLLS: u32 = 20;
 
 /// How far back from the end of the file the last record's number is looked for.
 const TAIL: u64 = 64 * 1024;
@@ -33,6 +45,8 @@ pub(crate) struct Writer {
     store: OutputStore,
     /// Records the queue had no room for; shared with the senders.
     dropped: Arc<AtomicU64>,
+    /// Where emptied slots go back to.
+    pool: Arc<Pool>,
     /// Records lost to a failed write, told in the next gap record.
     lost: u64,
     file: Option<File>,
@@ -43,11 +57,17 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    pub(crate) fn new(target: Target, store: OutputStore, dropped: Arc<AtomicU64>) -> Self {
+    pub(crate) fn new(
+        target: Target,
+        store: OutputStore,
+        dropped: Arc<AtomicU64>,
+        pool: Arc<Pool>,
+    ) -> Self {
         Self {
             target,
             store,
             dropped,
+            pool,
             lost: 0,
             file: None,
             next_seq: 1,
@@ -57,15 +77,48 @@ impl Writer {
     }
 
     /// Writes what arrives until every sender is gone.
-    pub(crate) fn run(mut self, queue: &Receiver<Map<String, Value>>) {
-        while let Ok(first) = queue.recv() {
-            let mut batch = vec![first];
-            while batch.len() < BATCH {
+    pub(crate) fn run(mut self, queue: &Receiver<Entry>) {
+        let mut idle = 0;
+        let mut entries = Vec::with_capacity(BATCH);
+        let mut slots = Vec::with_capacity(BATCH);
+        loop {
+            let first = if idle >= IDLE_POLLS {
+                match queue.recv() {
+                    Ok(entry) => entry,
+                    Err(_) => break,
+                }
+            } else {
                 match queue.try_recv() {
-                    Ok(record) => batch.push(record),
+                    Ok(entry) => entry,
+                    Err(TryRecvError::Empty) => {
+                        idle += 1;
+                        std::thread::sleep(POLL);
+                        continue;
+                    }
+                    Err(TryRecvError::Disconnected) => break,
+                }
+            };
+            idle = 0;
+            entries.push(first);
+            while entries.len() < BATCH {
+                match queue.try_recv() {
+                    Ok(entry) => entries.push(entry),
                     Err(_) => break,
                 }
             }
+            let mut batch = Vec::with_capacity(entries.len());
+            for entry in entries.drain(..) {
+                match entry {
+                    Entry::Call(mut facts) => {
+                        batch.push(record::call(&mut facts));
+                        slots.push(facts);
+                    }
+                    Entry::Decision(decision, time_ms) => {
+                        batch.push(record::decision(&decision, time_ms));
+                    }
+                }
+            }
+            self.pool.give(slots.drain(..), super::QUEUE);
             self.write(batch);
         }
         // The queue may have refused records after the last write.
@@ -105,7 +158,12 @@ impl Writer {
         if self.known_len != Some(len) {
             // First write, or another process wrote since: continue its numbering, and end a
             // line a killed writer left unfinished so no record joins it.
-            let (last, torn) = last_seq(file, len)?;
+            let (mut last, torn) = last_seq(file, len)?;
+            if last == 0 {
+                // A fresh file after a rotation (perhaps by another process): numbering goes on
+                // from the newest rotated file, so a new process never starts again at 1.
+                last = last_rotated_seq(&self.target.path);
+            }
             self.next_seq = self.next_seq.max(last + 1);
             if torn {
                 text.push(b'\n');
@@ -113,10 +171,7 @@ impl Writer {
         }
         let dropped = self.dropped.swap(0, Ordering::Relaxed) + std::mem::take(&mut self.lost);
         if dropped > 0 {
-            let mut gap = Map::new();
-            gap.insert("seq".into(), Value::Null);
-            gap.insert("time_ms".into(), super::record::now_ms().into());
-            gap.insert("kind".into(), "gap".into());
+            let mut gap = record::start("gap", record::now_ms());
             gap.insert("dropped".into(), dropped.into());
             self.push(&mut text, gap);
         }
@@ -247,6 +302,15 @@ fn last_seq(file: &mut File, len: u64) -> io::Result<(u64, bool)> {
     Ok((last, torn))
 }
 
+/// The number of the last complete record of `<path>.1`, 0 when there is none.
+fn last_rotated_seq(path: &Path) -> u64 {
+    let Ok(mut file) = File::open(rotated(path, 1)) else {
+        return 0;
+    };
+    let len = file.metadata().map_or(0, |m| m.len());
+    last_seq(&mut file, len).map_or(0, |(last, _)| last)
+}
+
 /// Replaces the host's secret values in every string of `value`.
 fn redact(store: &OutputStore, value: &mut Value) {
     match value {
@@ -254,5 +318,96 @@ fn redact(store: &OutputStore, value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(|item| redact(store, item)),
         Value::Object(map) => map.values_mut().for_each(|item| redact(store, item)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc::sync_channel;
+
+    use serde_json::json;
+    use tackle_output_store::{REDACTED, StoreConfig};
+
+    use super::super::facts::CallFacts;
+    use super::*;
+
+    fn writer(dir: &Path, path: PathBuf, dropped: &Arc<AtomicU64>) -> Writer {
+        let store = OutputStore::new(
+            StoreConfig::in_data_dir(dir).with_redactions(["s3cret-value".to_owned()]),
+        );
+        let target = Target {
+            path,
+            max_bytes: u64::MAX,
+            keep: 1,
+        };
+        Writer::new(target, store, Arc::clone(dropped), Arc::default())
+    }
+
+    /// A call's facts as a caller hands them over: raw, unredacted.
+    fn call(id: &str) -> Box<CallFacts> {
+        let json = br#"{"command":"echo s3cret-value"}"#.to_vec();
+        Box::new(CallFacts {
+            session: "s".into(),
+            call_id: id.into(),
+            tool: "bash".into(),
+            bytes_in: json.len() as u64,
+            json,
+            result: "text",
+            ..CallFacts::default()
+        })
+    }
+
+    fn lines(path: &Path) -> Vec<Value> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn records_the_queue_refused_become_one_gap_record_before_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("audit.jsonl");
+        let dropped = Arc::new(AtomicU64::new(3));
+        let (sender, receiver) = sync_channel(4);
+        sender.send(Entry::Call(call("c1"))).unwrap();
+        drop(sender);
+        writer(dir.path(), log.clone(), &dropped).run(&receiver);
+        let lines = lines(&log);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[0]["kind"], "gap");
+        assert_eq!(lines[0]["dropped"], 3);
+        assert_eq!(lines[0]["seq"], 1);
+        assert_eq!(lines[1]["kind"], "call");
+        assert_eq!(lines[1]["seq"], 2);
+        // The writer builds and redacts the record from the raw facts.
+        assert_eq!(
+            lines[1]["input"],
+            json!({"command": format!("echo {REDACTED}")})
+        );
+        assert_eq!(lines[1]["bytes_in"], 31);
+    }
+
+    #[test]
+    fn a_failed_write_is_counted_in_a_gap_once_the_log_can_be_written() {
+        let dir = tempfile::tempdir().unwrap();
+        // A file where the log's directory should be: every write fails.
+        let blocker = dir.path().join("logs");
+        std::fs::write(&blocker, "").unwrap();
+        let log = blocker.join("audit.jsonl");
+        let dropped = Arc::new(AtomicU64::new(0));
+        let mut writer = writer(dir.path(), log.clone(), &dropped);
+        writer.write(vec![record::call(&mut call("a"))]);
+        writer.write(vec![record::call(&mut call("b"))]);
+        assert!(writer.warned);
+        assert_eq!(writer.lost, 2);
+        std::fs::remove_file(&blocker).unwrap();
+        writer.write(vec![record::call(&mut call("c"))]);
+        let lines = lines(&log);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[0]["kind"], "gap");
+        assert_eq!(lines[0]["dropped"], 2);
+        assert_eq!(lines[1]["call_id"], "c");
     }
 }
