@@ -49,12 +49,15 @@ pub(crate) fn read_file(
 ) -> Result<FileRead, ReadFailure> {
     // Exactly the resolved path: a directory swapped for a link meanwhile fails the open.
     let mut file = beneath::open_file(path)?;
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(ReadFailure::Io(io::Error::other(
             "it is no longer a regular file",
         )));
     }
-    let mut sample = Vec::new();
+    // Sized for the file (one byte more shows the end), so a small file is read in one go.
+    let size = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+    let mut sample = Vec::with_capacity(SAMPLE_BYTES.min(size.saturating_add(1)));
     (&mut file)
         .take(SAMPLE_BYTES as u64)
         .read_to_end(&mut sample)?;
@@ -64,8 +67,7 @@ pub(crate) fn read_file(
         // A notebook too large to render whole is paged as the JSON text it is.
         #[cfg(feature = "media")]
         Sniffed::Text(Encoding::Utf8 { .. })
-            if super::media::is_notebook(path)
-                && file.metadata().is_ok_and(|meta| meta.len() <= media_limit) =>
+            if super::media::is_notebook(path) && meta.len() <= media_limit =>
         {
             whole(file, sample, super::media::NOTEBOOK_MIME, media_limit)
         }
@@ -79,15 +81,24 @@ pub(crate) fn read_file(
         }
         Sniffed::Text(encoding) => {
             let skip = encoding.bom().len() as u64;
-            file.seek(SeekFrom::Start(skip))?;
+            let buffer = READ_BUFFER.min(size.saturating_add(1).max(8 * 1024));
             let result = match encoding {
-                Encoding::Utf8 { .. } => {
-                    page(&mut BufReader::with_capacity(READ_BUFFER, file), budget)
-                }
-                _ => page(
-                    &mut BufReader::with_capacity(READ_BUFFER, Decoder::new(file, encoding, skip)),
+                // The sample already holds the whole file: page it without reading again.
+                Encoding::Utf8 { .. } if complete => page(
+                    &mut sample.get(encoding.bom().len()..).unwrap_or_default(),
                     budget,
                 ),
+                Encoding::Utf8 { .. } => {
+                    file.seek(SeekFrom::Start(skip))?;
+                    page(&mut BufReader::with_capacity(buffer, file), budget)
+                }
+                _ => {
+                    file.seek(SeekFrom::Start(skip))?;
+                    page(
+                        &mut BufReader::with_capacity(buffer, Decoder::new(file, encoding, skip)),
+                        budget,
+                    )
+                }
             };
             let page = result.map_err(|err| match err {
                 PageError::OffsetOutOfRange { offset, total } => {
