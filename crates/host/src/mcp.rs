@@ -35,11 +35,25 @@ pub(crate) fn servers(
     location: &Path,
     scrub: &BashOptions,
 ) -> Result<Resolved, ConfigError> {
-    let mut resolved = Resolved::default();
     let Some(servers) = &config.settings.mcp else {
-        return Ok(resolved);
+        return Ok(Resolved::default());
     };
     let base = tackle_builtins::bash::scrubbed_env(scrub);
+    resolve_all(servers, env, location, &base, |path| {
+        config.origin(path).to_string()
+    })
+}
+
+/// Every enabled server of `servers`; an error names the server's key and where it was
+/// configured (`origin` of that key).
+fn resolve_all(
+    servers: &BTreeMap<String, McpServerConfig>,
+    env: &Environment,
+    location: &Path,
+    base: &[(std::ffi::OsString, std::ffi::OsString)],
+    origin: impl Fn(&str) -> String,
+) -> Result<Resolved, ConfigError> {
+    let mut resolved = Resolved::default();
     for (name, server) in servers {
         if server.enabled == Some(false) {
             continue;
@@ -50,9 +64,9 @@ pub(crate) fn servers(
             } else {
                 format!("mcp.{name}.{field}")
             };
-            ConfigError::new(&config.origin(&path).to_string(), &path, message)
+            ConfigError::new(&origin(&path), &path, message)
         };
-        let server = resolve(server, env, location, &base, &mut resolved.secrets, error)?;
+        let server = resolve(server, env, location, base, &mut resolved.secrets, error)?;
         resolved.servers.push((name.clone(), server));
     }
     Ok(resolved)
@@ -76,30 +90,9 @@ impl SessionServers {
         session: &str,
         servers: &BTreeMap<String, McpServerConfig>,
     ) -> Result<Resolved, ConfigError> {
-        let mut resolved = Resolved::default();
-        for (name, server) in servers {
-            if server.enabled == Some(false) {
-                continue;
-            }
-            let error = |field: &str, message: &str| {
-                let path = if field.is_empty() {
-                    format!("mcp.{name}")
-                } else {
-                    format!("mcp.{name}.{field}")
-                };
-                ConfigError::new(&format!("session {session}"), &path, message)
-            };
-            let server = resolve(
-                server,
-                &self.env,
-                &self.location,
-                &self.base,
-                &mut resolved.secrets,
-                error,
-            )?;
-            resolved.servers.push((name.clone(), server));
-        }
-        Ok(resolved)
+        resolve_all(servers, &self.env, &self.location, &self.base, |_| {
+            format!("session {session}")
+        })
     }
 }
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 use tackle_permission::Decision;
 use tackle_registry::SettleRecord;
 
-use super::record;
+use super::shape;
 
 /// An input whose compact JSON is at most this long travels as that JSON (a copy into the
 /// slot's buffer); a longer one is reduced to its shape on the caller, so no slot holds a
@@ -69,7 +69,7 @@ impl CallFacts {
     pub(crate) fn fill(&mut self, settled: &SettleRecord<'_>) {
         let call = settled.call;
         let ctx = settled.context;
-        self.time_ms = record::now_ms();
+        self.time_ms = shape::now_ms();
         copy(&mut self.session, &ctx.session_id);
         copy(&mut self.agent, &ctx.agent);
         copy(&mut self.call_id, &call.id);
@@ -87,7 +87,7 @@ impl CallFacts {
         } else {
             self.json.clear();
             self.bytes_in = settled.bytes_in();
-            self.input = Input::Shaped(record::shape(&call.input, self.edits, None));
+            self.input = Input::Shaped(shape::shape(&call.input, self.edits, None));
         }
         self.duration = settled.duration;
         self.result = settled.result_type();

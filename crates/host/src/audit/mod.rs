@@ -23,6 +23,7 @@
 mod facts;
 mod read;
 mod record;
+mod shape;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -154,10 +155,7 @@ impl SettleObserver for AuditLog {
 
 impl DecisionObserver for AuditLog {
     fn decided(&self, decision: &Decision) {
-        self.offer(Entry::Decision(
-            Box::new(decision.clone()),
-            record::now_ms(),
-        ));
+        self.offer(Entry::Decision(Box::new(decision.clone()), shape::now_ms()));
     }
 }
 

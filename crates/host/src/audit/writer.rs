@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use tackle_output_store::OutputStore;
 
 use super::facts::{Entry, Pool};
-use super::record;
+use super::{record, shape};
 
 /// Records taken from the queue per write.
 const BATCH: usize = 256;
@@ -171,7 +171,7 @@ impl Writer {
         }
         let dropped = self.dropped.swap(0, Ordering::Relaxed) + std::mem::take(&mut self.lost);
         if dropped > 0 {
-            let mut gap = record::start("gap", record::now_ms());
+            let mut gap = record::start("gap", shape::now_ms());
             gap.insert("dropped".into(), dropped.into());
             self.push(&mut text, gap);
         }

@@ -45,6 +45,16 @@ struct Inner {
     observer: Option<Arc<dyn DecisionObserver>>,
 }
 
+/// What a service is built from (the rest of [`Inner`] is its live state).
+struct Parts {
+    rules: Ruleset,
+    agents: Agents,
+    saved: SavedApprovals,
+    asker: Arc<dyn Asker>,
+    protected: Protected,
+    observer: Option<Arc<dyn DecisionObserver>>,
+}
+
 #[derive(Default)]
 struct State {
     /// In the order they were asked.
@@ -77,22 +87,24 @@ impl Permission {
     /// ([`Protected::from_env`]) always ask.
     pub fn new(rules: Ruleset, saved: SavedApprovals, asker: Arc<dyn Asker>) -> Self {
         let protected = Protected::from_env(|key| std::env::var_os(key));
-        Self::with_parts(rules, Agents::new(), saved, asker, protected, None)
+        Self::from_parts(Parts {
+            rules,
+            agents: Agents::new(),
+            saved,
+            asker,
+            protected,
+            observer: None,
+        })
     }
 
     /// The same rules, saved approvals and asker, with `protected` deciding which writes always
     /// ask. Meant for building: requests pending on `self` stay with `self`.
     #[must_use]
     pub fn with_protected(&self, protected: Protected) -> Self {
-        let inner = &self.inner;
-        Self::with_parts(
-            inner.rules.clone(),
-            inner.agents.clone(),
-            inner.saved.clone(),
-            Arc::clone(&inner.asker),
+        Self::from_parts(Parts {
             protected,
-            inner.observer.clone(),
-        )
+            ..self.parts()
+        })
     }
 
     /// The same rules, saved approvals, asker and protection, with `agents` deciding each
@@ -101,40 +113,44 @@ impl Permission {
     /// with `self`.
     #[must_use]
     pub fn with_agents(&self, agents: Agents) -> Self {
-        let inner = &self.inner;
-        Self::with_parts(
-            inner.rules.clone(),
+        Self::from_parts(Parts {
             agents,
-            inner.saved.clone(),
-            Arc::clone(&inner.asker),
-            inner.protected.clone(),
-            inner.observer.clone(),
-        )
+            ..self.parts()
+        })
     }
 
     /// The same service, telling `observer` of every decision [`assert`](Self::assert) makes
     /// (a host's audit log). Meant for building: requests pending on `self` stay with `self`.
     #[must_use]
     pub fn with_observer(&self, observer: Arc<dyn DecisionObserver>) -> Self {
-        let inner = &self.inner;
-        Self::with_parts(
-            inner.rules.clone(),
-            inner.agents.clone(),
-            inner.saved.clone(),
-            Arc::clone(&inner.asker),
-            inner.protected.clone(),
-            Some(observer),
-        )
+        Self::from_parts(Parts {
+            observer: Some(observer),
+            ..self.parts()
+        })
     }
 
-    fn with_parts(
-        rules: Ruleset,
-        agents: Agents,
-        saved: SavedApprovals,
-        asker: Arc<dyn Asker>,
-        protected: Protected,
-        observer: Option<Arc<dyn DecisionObserver>>,
-    ) -> Self {
+    /// What `self` was built from, for a builder that changes one part.
+    fn parts(&self) -> Parts {
+        let inner = &self.inner;
+        Parts {
+            rules: inner.rules.clone(),
+            agents: inner.agents.clone(),
+            saved: inner.saved.clone(),
+            asker: Arc::clone(&inner.asker),
+            protected: inner.protected.clone(),
+            observer: inner.observer.clone(),
+        }
+    }
+
+    fn from_parts(parts: Parts) -> Self {
+        let Parts {
+            rules,
+            agents,
+            saved,
+            asker,
+            protected,
+            observer,
+        } = parts;
         Self {
             inner: Arc::new(Inner {
                 chains: agents.chains(&rules),

@@ -20,7 +20,7 @@ impl Permission {
     }
 
     /// Like [`explain_agent`](Self::explain_agent), with the approvals given for `session_id`
-    /// only ([`Reply::Session`]) counted.
+    /// only ([`Reply::Session`](crate::Reply::Session)) counted.
     pub fn explain_in_session(
         &self,
         session_id: &str,
