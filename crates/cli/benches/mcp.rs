@@ -11,9 +11,10 @@
 //! raw pipes 233 vs 453 µs); 16 clients 1,714 vs 610 calls/s; spawn to `initialize` 3.1 ms vs
 //! 463 ms; RSS 15.5 MiB after 100 calls and after 10,000 more (the peer: 71 → 102 MiB).
 //!
-//! The client is the venv `.ci/mcp-clients.sh` creates; the peer is looked for in
-//! `target/bench-peers` (`npm install --prefix target/bench-peers
-//! @modelcontextprotocol/server-filesystem`); without it tackle is measured alone.
+//! The client is the venv `.ci/mcp-clients.sh` creates; the peer is the copy that script
+//! installs in `target/mcp-node`, else one in `target/bench-peers` (`npm install --prefix
+//! target/bench-peers @modelcontextprotocol/server-filesystem`); without it tackle is measured
+//! alone.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a bench may panic on broken setup
 
@@ -28,16 +29,21 @@ fn main() {
         "the MCP Python client is missing at {}: run .ci/mcp-clients.sh",
         python.display()
     );
-    let peer = root.join(
-        "target/bench-peers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
-    );
-    let peer_arg = if peer.exists() {
+    // The pinned copy `.ci/mcp-clients.sh` installs for the client tests, else a bench copy.
+    let peer = ["target/mcp-node", "target/bench-peers"]
+        .iter()
+        .map(|prefix| {
+            root.join(prefix)
+                .join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+        })
+        .find(|peer| peer.exists());
+    let peer_arg = if let Some(peer) = peer {
         peer.display().to_string()
     } else {
         eprintln!(
-            "bench mcp: the peer is missing ({}); timing tackle alone. Get it with: npm install \
-             --prefix target/bench-peers @modelcontextprotocol/server-filesystem",
-            peer.display()
+            "bench mcp: the peer is missing; timing tackle alone. Get it with \
+             .ci/mcp-clients.sh, or: npm install --prefix target/bench-peers \
+             @modelcontextprotocol/server-filesystem"
         );
         "-".to_owned()
     };
