@@ -28,10 +28,20 @@ pub(crate) enum FileRead {
 #[derive(Debug)]
 pub(crate) enum ReadFailure {
     Binary,
-    MediaTooLarge { limit: u64 },
-    NotUtf8 { offset: u64, line: u64 },
-    OffsetOutOfRange { offset: u64, total: u64 },
+    MediaTooLarge {
+        limit: u64,
+    },
+    NotUtf8 {
+        offset: u64,
+        line: u64,
+    },
+    OffsetOutOfRange {
+        offset: u64,
+        total: u64,
+    },
     Io(io::Error),
+    /// Asked to read only what is cheap ([`read_file`]'s `small_text_only`), and it is not.
+    NotSmallText,
 }
 
 impl From<io::Error> for ReadFailure {
@@ -42,10 +52,16 @@ impl From<io::Error> for ReadFailure {
 
 /// Reads the file at `path` (already permitted): media whole up to `media_limit` bytes, text
 /// as the page `budget` describes.
+///
+/// With `small_text_only`, the work is bounded by the sample whatever the file does: a file
+/// that is not, by its open descriptor, a UTF-8 text whose whole content fits the sample
+/// ([`SAMPLE_BYTES`]), or that grows past it while read, is [`ReadFailure::NotSmallText`]
+/// before anything more is read (media, other encodings and long files take the full path).
 pub(crate) fn read_file(
     path: &Path,
     budget: PageBudget,
     media_limit: u64,
+    small_text_only: bool,
 ) -> Result<FileRead, ReadFailure> {
     // Exactly the resolved path: a directory swapped for a link meanwhile fails the open.
     let mut file = beneath::open_file(path)?;
@@ -55,6 +71,9 @@ pub(crate) fn read_file(
             "it is no longer a regular file",
         )));
     }
+    if small_text_only && meta.len() >= SAMPLE_BYTES as u64 {
+        return Err(ReadFailure::NotSmallText);
+    }
     // Sized for the file (one byte more shows the end), so a small file is read in one go.
     let size = usize::try_from(meta.len()).unwrap_or(usize::MAX);
     let mut sample = Vec::with_capacity(SAMPLE_BYTES.min(size.saturating_add(1)));
@@ -63,12 +82,16 @@ pub(crate) fn read_file(
         .read_to_end(&mut sample)?;
     let complete = sample.len() < SAMPLE_BYTES;
     match sniff(&sample, complete, path) {
+        Sniffed::Media(_) if small_text_only => Err(ReadFailure::NotSmallText),
         Sniffed::Media(mime) => whole(file, sample, mime, media_limit),
         // A notebook too large to render whole is paged as the JSON text it is.
         #[cfg(feature = "media")]
         Sniffed::Text(Encoding::Utf8 { .. })
             if super::media::is_notebook(path) && meta.len() <= media_limit =>
         {
+            if small_text_only {
+                return Err(ReadFailure::NotSmallText);
+            }
             whole(file, sample, super::media::NOTEBOOK_MIME, media_limit)
         }
         Sniffed::Binary => Err(ReadFailure::Binary),
@@ -78,6 +101,11 @@ pub(crate) fn read_file(
                 offset: offset as u64,
                 line,
             })
+        }
+        Sniffed::Text(encoding)
+            if small_text_only && !(complete && matches!(encoding, Encoding::Utf8 { .. })) =>
+        {
+            Err(ReadFailure::NotSmallText)
         }
         Sniffed::Text(encoding) => {
             let skip = encoding.bom().len() as u64;
@@ -155,5 +183,57 @@ fn text_mime(path: &Path) -> String {
             mime.essence_str().to_owned()
         }
         _ => "text/plain".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn budget() -> PageBudget {
+        PageBudget {
+            offset: 1,
+            max_lines: 2000,
+            max_bytes: 50 * 1024,
+        }
+    }
+
+    fn small_text(bytes: &[u8]) -> Result<FileRead, ReadFailure> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        std::fs::write(&path, bytes).unwrap();
+        let path = std::fs::canonicalize(&path).unwrap();
+        read_file(&path, budget(), 1 << 20, true)
+    }
+
+    #[test]
+    fn a_small_utf8_file_is_read_whole_when_only_small_text_is_asked() {
+        let read = small_text(b"one\ntwo\n").unwrap();
+        let FileRead::Page { page, .. } = read else {
+            panic!("not a page: {read:?}");
+        };
+        assert_eq!(page.lines, ["one", "two"]);
+    }
+
+    #[test]
+    fn anything_but_a_small_utf8_text_is_left_for_the_full_read() {
+        let long = vec![b'x'; SAMPLE_BYTES];
+        let utf16 = [0xFF, 0xFE, b'h', 0, b'i', 0];
+        let png = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1A, b'\n', 0, 0, 0, 0];
+        for bytes in [&long[..], &utf16[..], &png[..]] {
+            assert!(
+                matches!(small_text(bytes), Err(ReadFailure::NotSmallText)),
+                "{:?}",
+                &bytes[..bytes.len().min(8)]
+            );
+        }
+    }
+
+    #[test]
+    fn errors_of_a_small_file_are_found_without_the_full_read() {
+        assert!(matches!(
+            small_text(b"ok\n\0\0\0\x01\x02"),
+            Err(ReadFailure::Binary)
+        ));
     }
 }

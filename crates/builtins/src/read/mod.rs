@@ -22,7 +22,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tackle_output_store::{OutputRef, Page, PageLimits, PagingHint};
 use tackle_tool_core::{
-    Budget, Context, Execute, MAX_LINES, Rendered, Tool, ToolError, ToolFailure,
+    Budget, Context, Defect, Execute, MAX_LINES, Rendered, Tool, ToolError, ToolFailure,
 };
 
 #[cfg(feature = "media")]
@@ -141,6 +141,16 @@ impl Execute for Read {
         authorize(&self.services.permission, ctx, &resolved, "read")
             .await
             .map_err(|err| prefixed_denial(&format!("Unable to read {}", input.path), err))?;
+        // A small UTF-8 file is read here: bounded by the sample, it costs less than handing
+        // it to the blocking pool and back (two thread wake-ups), and no more than the path
+        // resolution above. Anything else goes to the pool.
+        if resolved.kind == Some(EntryKind::File) {
+            let here =
+                read_text_or_media(&self.services, &resolved, offset, limit, &ctx.budget, true);
+            if let Some(rendered) = here.transpose() {
+                return rendered;
+            }
+        }
         let services = self.services.clone();
         let budget = ctx.budget;
         blocking(move || read_resolved(&services, &resolved, offset, limit, &budget)).await?
@@ -220,17 +230,24 @@ fn read_resolved(
             )
             .with_frame(frame))
         }
-        Some(EntryKind::File) => read_text_or_media(services, resolved, offset, limit, budget),
+        Some(EntryKind::File) => {
+            read_text_or_media(services, resolved, offset, limit, budget, false)?.ok_or_else(|| {
+                Defect::new("a full read stopped as if it were limited to small text").into()
+            })
+        }
     }
 }
 
+/// The page or media of the file; with `small_text_only`, `None` when it is not a small UTF-8
+/// text (see [`read_file`]).
 fn read_text_or_media(
     services: &LocationServices,
     resolved: &Resolved,
     offset: u64,
     limit: u64,
     budget: &Budget,
-) -> Result<Rendered<ReadOutput>, ToolError> {
+    small_text_only: bool,
+) -> Result<Option<Rendered<ReadOutput>>, ToolError> {
     let resource = &resolved.resource;
     let page_budget = PageBudget {
         offset,
@@ -239,7 +256,16 @@ fn read_text_or_media(
             .min(page_lines(budget)),
         max_bytes: budget.max_bytes,
     };
-    let read = read_file(&resolved.canonical, page_budget, MAX_MEDIA_BYTES).map_err(|failure| {
+    let read = match read_file(
+        &resolved.canonical,
+        page_budget,
+        MAX_MEDIA_BYTES,
+        small_text_only,
+    ) {
+        Err(ReadFailure::NotSmallText) => return Ok(None),
+        read => read,
+    };
+    let read = read.map_err(|failure| {
         ToolError::Failure(ToolFailure::new(match failure {
             ReadFailure::Binary => format!("Cannot read binary file: {resource}"),
             ReadFailure::MediaTooLarge { limit } => {
@@ -254,11 +280,12 @@ fn read_text_or_media(
                 format!("Offset {offset} is out of range for this file ({total} lines)")
             }
             ReadFailure::Io(err) => unable(&resolved.input, &err),
+            ReadFailure::NotSmallText => unable(&resolved.input, &"the read stopped early"),
         }))
     })?;
     match read {
         FileRead::Media { mime, data } => {
-            read_media(services, resolved, mime, data, offset, limit, budget)
+            read_media(services, resolved, mime, data, offset, limit, budget).map(Some)
         }
         FileRead::Page {
             page,
@@ -296,23 +323,25 @@ fn read_text_or_media(
                 .collect();
             let text = render::text_page(resource, page.offset, &page.lines, hint, &notes);
             let frame = render::frame(&text, page.lines.iter().map(String::as_str));
-            Ok(Rendered::text(
-                ReadOutput::TextPage(TextPageOutput {
-                    path: resource.clone(),
-                    mime,
-                    encoding: encoding.label().unwrap_or("UTF-8").to_owned(),
-                    offset: page.offset,
-                    column: 1,
-                    lines: page.lines.len(),
-                    total_lines: page.total_lines,
-                    truncated: page.next.is_some(),
-                    next: page.next,
-                    next_column: None,
-                    clamped_lines: page.clamped,
-                }),
-                text,
-            )
-            .with_frame(frame))
+            Ok(Some(
+                Rendered::text(
+                    ReadOutput::TextPage(TextPageOutput {
+                        path: resource.clone(),
+                        mime,
+                        encoding: encoding.label().unwrap_or("UTF-8").to_owned(),
+                        offset: page.offset,
+                        column: 1,
+                        lines: page.lines.len(),
+                        total_lines: page.total_lines,
+                        truncated: page.next.is_some(),
+                        next: page.next,
+                        next_column: None,
+                        clamped_lines: page.clamped,
+                    }),
+                    text,
+                )
+                .with_frame(frame),
+            ))
         }
     }
 }
