@@ -7,9 +7,11 @@
 //! 3. Spawn to the `initialize` answer, over raw pipes. Goal: at most 20 ms.
 //! 4. The server's RSS after 100 calls and after 10,000 more (no growth).
 //!
-//! Measured (2 shared cores under a load of 9; release): median call 493 µs vs 1,114 µs (0.44x;
-//! raw pipes 233 vs 453 µs); 16 clients 1,714 vs 610 calls/s; spawn to `initialize` 3.1 ms vs
-//! 463 ms; RSS 15.5 MiB after 100 calls and after 10,000 more (the peer: 71 → 102 MiB).
+//! Measured (2 shared cores, release, three runs in a row on a quiet machine): median call
+//! 554 vs 969 µs (0.57x), then 0.54x and 0.35x; raw pipes 0.35x, 0.70x, 0.22x (the peer's
+//! times swing most); 16 clients 2.9-5.0x the peer's calls/s; spawn to `initialize` 2.8 ms vs
+//! 294 ms; RSS 17 MiB after 100 calls and after 10,000 more (the peer: 72 → 104 MiB). The
+//! Python client's own share of a call is about 220-300 µs for either server.
 //!
 //! The client is the venv `.ci/mcp-clients.sh` creates; the peer is the copy that script
 //! installs in `target/mcp-node`, else one in `target/bench-peers` (`npm install --prefix
