@@ -219,10 +219,17 @@ mod tests {
     fn anything_but_a_small_utf8_text_is_left_for_the_full_read() {
         let long = vec![b'x'; SAMPLE_BYTES];
         let utf16 = [0xFF, 0xFE, b'h', 0, b'i', 0];
-        let png = [
+        // Media is only sniffed as such with its feature; without it these bytes are binary.
+        #[cfg(feature = "media")]
+        let png: &[u8] = &[
             0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1A, b'\n', 0, 0, 0, 0,
         ];
-        for bytes in [&long[..], &utf16[..], &png[..]] {
+        #[cfg(not(feature = "media"))]
+        let png: &[u8] = &[];
+        for bytes in [&long[..], &utf16[..], png]
+            .into_iter()
+            .filter(|b| !b.is_empty())
+        {
             assert!(
                 matches!(small_text(bytes), Err(ReadFailure::NotSmallText)),
                 "{:?}",
