@@ -4,7 +4,6 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tackle_builtins::Location;
 use tackle_tool_core::{Call, Context, Progress, ProgressSink, Tool};
 
 /// One recorded `Progress::Step`.
@@ -115,7 +114,7 @@ async fn apply_patch_reports_chunks_applied_of_all() {
     )
     .unwrap();
     std::fs::write(dir.path().join("b.txt"), "x\n").unwrap();
-    let location = Location::new(dir.path()).unwrap();
+    let location = tackle_builtins::Location::new(dir.path()).unwrap();
     let tool = crate::apply_patch::patch_tool(location, crate::apply_patch::allow_all());
     let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n@@\n five\n-six\n+6\n*** Add File: c.txt\n+new\n*** Delete File: b.txt\n*** End Patch";
     let (sink, seen) = recording();
