@@ -64,11 +64,15 @@ fn upper_bound(value: &Value, budget: usize) -> Option<usize> {
         Value::Null | Value::Bool(_) => 5,
         // Counted, not assumed: with serde_json's `arbitrary_precision` (enabled by any crate
         // in a build) numbers have no fixed maximum length.
-        Value::Number(number) => {
-            let mut len = FmtLen(0);
-            let _ = write!(len, "{number}");
-            len.0
-        }
+        Value::Number(number) => match (number.as_u64(), number.as_i64()) {
+            (Some(n), _) => decimal_digits(n),
+            (None, Some(n)) => 1 + decimal_digits(n.unsigned_abs()),
+            _ => {
+                let mut len = FmtLen(0);
+                let _ = write!(len, "{number}");
+                len.0
+            }
+        },
         // Every byte escapes to at most six (`\u001f`).
         Value::String(s) => 2 + 6 * s.len(),
         Value::Array(items) => {
@@ -88,6 +92,10 @@ fn upper_bound(value: &Value, budget: usize) -> Option<usize> {
         }
     };
     (size <= budget).then_some(size)
+}
+
+fn decimal_digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |log| log as usize + 1)
 }
 
 /// The object that stands in for a structured value of `bytes` bytes saved at `reference`,

@@ -48,6 +48,14 @@ impl CatalogChanges {
         }
     }
 
+    /// True when nothing has changed since this value was made (or last waited), checked
+    /// without waiting: a few atomic loads.
+    pub(crate) fn quiet(&self) -> bool {
+        let unchanged =
+            |receiver: &watch::Receiver<()>| matches!(receiver.has_changed(), Ok(false));
+        unchanged(&self.location) && self.application.as_ref().is_some_and(unchanged)
+    }
+
     /// Waits for a change since the last call (or since this value was made). `false` once the
     /// registry is gone: nothing will change any more.
     pub async fn changed(&mut self) -> bool {

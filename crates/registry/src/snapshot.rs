@@ -11,6 +11,7 @@ use tackle_tool_core::{
 use tracing::Instrument as _;
 
 use crate::SettleError;
+use crate::changes::CatalogChanges;
 use crate::inner::RegistryInner;
 use crate::observe::{self, SettleRecord};
 use crate::settlement::{Outcome, Settlement};
@@ -28,6 +29,9 @@ pub struct Materialization {
     pub(crate) registry: Arc<RegistryInner>,
     session: Option<String>,
     entries: IndexMap<String, SnapEntry>,
+    /// Watching since just before the entries were read: while it stays quiet, every entry is
+    /// still the effective registration of its name.
+    since: CatalogChanges,
     /// Derived when first asked for: settling a call needs no definition.
     definitions: OnceLock<Vec<Arc<Definition>>>,
 }
@@ -40,6 +44,7 @@ impl Materialization {
         session: Option<&str>,
         visibility: &dyn Visibility,
     ) -> Self {
+        let since = CatalogChanges::new(registry.app.subscribe(), registry.changed.subscribe());
         let entries = registry
             .effective(session)
             .into_iter()
@@ -56,6 +61,7 @@ impl Materialization {
             registry,
             session: session.map(str::to_owned),
             entries,
+            since,
             definitions: OnceLock::new(),
         }
     }
@@ -90,6 +96,7 @@ impl Materialization {
                 .filter(|(name, entry)| keep(name, &entry.tool))
                 .map(|(name, entry)| (name.clone(), entry.clone()))
                 .collect(),
+            since: self.since.clone(),
             definitions: OnceLock::new(),
         }
     }
@@ -191,7 +198,11 @@ impl Materialization {
         ctx: &Context,
     ) -> Result<Settlement, SettleError> {
         let store = &self.registry.store;
-        if self.registry.current(self.session.as_deref(), name) != Some(entry.id) {
+        // A change is signalled after it is made, so a quiet signal means no registration has
+        // changed since this snapshot was read; only otherwise is the name looked up again.
+        if !self.since.quiet()
+            && self.registry.current(self.session.as_deref(), name) != Some(entry.id)
+        {
             let message = format!("Stale tool call: {}", call.name);
             return settle_error(store, ctx, call, message).await;
         }

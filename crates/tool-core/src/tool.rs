@@ -190,7 +190,7 @@ impl Tool {
         }
         // The execution is polled before the cancellation so that a call that completes
         // without waiting never registers with the token (which takes a lock).
-        let input = prepare(&call.input, self.shared.input_schema.decoding())?;
+        let input = prepare(&call.input, &self.shared.input_schema)?;
         let mut run = std::pin::pin!(self.shared.runtime.run(&input, ctx));
         let mut cancelled = std::pin::pin!(ctx.cancel.cancelled());
         std::future::poll_fn(|cx| {
@@ -209,7 +209,7 @@ impl Tool {
     /// run with (aliases renamed, harmless value mistakes corrected), or the failure the model
     /// would read (`Invalid tool input: ...`).
     pub fn check_input(&self, input: &Value) -> Result<Value, ToolFailure> {
-        let checked = prepare(input, self.shared.input_schema.decoding())
+        let checked = prepare(input, &self.shared.input_schema)
             .and_then(|prepared| self.shared.runtime.check(&prepared).map(|()| prepared));
         match checked {
             Ok(prepared) => Ok(prepared.into_owned()),

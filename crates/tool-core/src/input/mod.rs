@@ -19,6 +19,7 @@
 //! An input that needs none of step 2's or step 1's changes is never copied.
 
 mod check;
+mod compiled;
 mod describe;
 mod rewrite;
 
@@ -56,6 +57,14 @@ impl Problem {
             message: message.into(),
         }
     }
+
+    /// A problem at a place a walk reached.
+    pub(crate) fn at(path: &FieldPath<'_>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.render(),
+            message: message.into(),
+        }
+    }
 }
 
 /// The failure a model reads for `problems`: each with its path (one a line when there are
@@ -80,16 +89,20 @@ pub(crate) fn input_failure(problems: &[Problem]) -> ToolError {
 
 /// `input` made to mean what the model meant (aliases, harmless value mistakes) and checked
 /// against `schema`; borrowed when nothing had to change.
-pub(crate) fn prepare<'a>(input: &'a Value, schema: &Value) -> Result<Cow<'a, Value>, ToolError> {
-    let value = if rewrite::needed(input, schema) {
+pub(crate) fn prepare<'a>(
+    input: &'a Value,
+    schema: &InputSchema,
+) -> Result<Cow<'a, Value>, ToolError> {
+    let node = schema.compiled();
+    let value = if rewrite::needed(input, node) {
         let mut owned = input.clone();
-        rewrite::apply(&mut owned, schema, &mut String::new()).map_err(|p| input_failure(&[p]))?;
+        rewrite::apply(&mut owned, node, &FieldPath::Root).map_err(|p| input_failure(&[p]))?;
         Cow::Owned(owned)
     } else {
         Cow::Borrowed(input)
     };
     let mut problems = Vec::new();
-    check::check(&value, schema, &mut String::new(), &mut problems);
+    check::check(&value, node, &FieldPath::Root, &mut problems);
     if problems.is_empty() {
         Ok(value)
     } else {
@@ -115,10 +128,12 @@ fn strip(value: &mut Value) {
     }
 }
 
-/// A tool's input schema in both forms: the one decoding follows (with aliases) and the one
-/// models are shown; each made when first needed.
+/// A tool's input schema in its three forms: the one decoding follows (with aliases), that one
+/// compiled for the walks of every call, and the one models are shown; each made when first
+/// needed.
 pub(crate) struct InputSchema {
     decode: OnceLock<Value>,
+    compiled: OnceLock<compiled::Node>,
     advertised: OnceLock<Value>,
     derive: fn() -> Value,
 }
@@ -129,6 +144,7 @@ impl InputSchema {
     pub(crate) fn ready(value: Value) -> Self {
         Self {
             decode: OnceLock::from(value),
+            compiled: OnceLock::new(),
             advertised: OnceLock::new(),
             derive: || Value::Null,
         }
@@ -138,6 +154,7 @@ impl InputSchema {
     pub(crate) fn derived(derive: fn() -> Value) -> Self {
         Self {
             decode: OnceLock::new(),
+            compiled: OnceLock::new(),
             advertised: OnceLock::new(),
             derive,
         }
@@ -148,6 +165,12 @@ impl InputSchema {
         self.decode.get_or_init(self.derive)
     }
 
+    /// The decoding schema compiled.
+    fn compiled(&self) -> &compiled::Node {
+        self.compiled
+            .get_or_init(|| compiled::Node::compile(self.decoding()))
+    }
+
     /// The schema models see.
     pub(crate) fn advertised(&self) -> &Value {
         self.advertised
@@ -155,21 +178,47 @@ impl InputSchema {
     }
 }
 
-/// Appends `.name` to a field path.
-pub(crate) fn push_field(path: &mut String, name: &str) -> usize {
-    let len = path.len();
-    if !path.is_empty() {
-        path.push('.');
-    }
-    path.push_str(name);
-    len
+/// Where in an input a value is (`todos[0].status`): built on the stack as a walk descends,
+/// and spelled out only for a problem, so a walk over a right input allocates nothing.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum FieldPath<'a> {
+    Root,
+    Field(&'a FieldPath<'a>, &'a str),
+    Index(&'a FieldPath<'a>, usize),
 }
 
-/// Appends `[index]` to a field path.
-pub(crate) fn push_index(path: &mut String, index: usize) -> usize {
-    let len = path.len();
-    path.push('[');
-    path.push_str(&index.to_string());
-    path.push(']');
-    len
+impl FieldPath<'_> {
+    pub(crate) fn field<'b>(&'b self, name: &'b str) -> FieldPath<'b> {
+        FieldPath::Field(self, name)
+    }
+
+    pub(crate) fn index(&self, index: usize) -> FieldPath<'_> {
+        FieldPath::Index(self, index)
+    }
+
+    /// The path as a model reads it; empty for the input as a whole.
+    pub(crate) fn render(&self) -> String {
+        let mut out = String::new();
+        self.render_into(&mut out);
+        out
+    }
+
+    fn render_into(&self, out: &mut String) {
+        match self {
+            Self::Root => {}
+            Self::Field(parent, name) => {
+                parent.render_into(out);
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(name);
+            }
+            Self::Index(parent, index) => {
+                parent.render_into(out);
+                out.push('[');
+                out.push_str(&index.to_string());
+                out.push(']');
+            }
+        }
+    }
 }

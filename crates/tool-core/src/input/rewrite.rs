@@ -5,31 +5,38 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::describe::{json_type, type_admits, types};
-use super::{ALIASES, IGNORED, Problem, push_field, push_index};
+use super::compiled::{Node, Property};
+use super::describe::{json_type, type_admits};
+use super::{FieldPath, Problem};
 
-/// True when [`apply`] would change `value`.
-pub(crate) fn needed(value: &Value, schema: &Value) -> bool {
-    if coerced(value, schema).is_some() {
+/// True when [`apply`] would change `value` (asked of the compiled schema, since it is asked
+/// of every call).
+pub(crate) fn needed(value: &Value, node: &Node) -> bool {
+    if node
+        .types
+        .as_deref()
+        .is_some_and(|wanted| coerced(value, wanted).is_some())
+    {
         return true;
     }
     match value {
         Value::Object(map) => {
-            let Some(properties) = properties(schema) else {
+            if node.properties.is_none() {
                 return false;
-            };
-            if ignored(schema).any(|name| map.contains_key(name)) {
+            }
+            if node.ignored.iter().any(|name| map.contains_key(name)) {
                 return true;
             }
-            map.iter().any(|(key, field)| match properties.get(key) {
-                Some(field_schema) => {
-                    absent_null(field, key, field_schema, schema) || needed(field, field_schema)
+            map.iter().any(|(key, field)| match node.property(key) {
+                Some(property) => {
+                    absent(field, property.required, property.node.admits_null())
+                        || needed(field, &property.node)
                 }
-                None => alias_target(properties, key).is_some(),
+                None => node.alias_target(key).is_some(),
             })
         }
-        Value::Array(items) => match schema.get("items") {
-            Some(item_schema) => items.iter().any(|item| needed(item, item_schema)),
+        Value::Array(items) => match &node.items {
+            Some(item_node) => items.iter().any(|item| needed(item, item_node)),
             None => false,
         },
         _ => false,
@@ -38,38 +45,38 @@ pub(crate) fn needed(value: &Value, schema: &Value) -> bool {
 
 /// Renames aliases, drops declared ignored fields and absent-meaning nulls, and decodes
 /// harmless value mistakes, in place. Two spellings of one field are an error.
-pub(crate) fn apply(value: &mut Value, schema: &Value, path: &mut String) -> Result<(), Problem> {
-    if let Some(fixed) = coerced(value, schema) {
+pub(crate) fn apply(value: &mut Value, node: &Node, path: &FieldPath<'_>) -> Result<(), Problem> {
+    if let Some(fixed) = node
+        .types
+        .as_deref()
+        .and_then(|wanted| coerced(value, wanted))
+    {
         *value = fixed;
     }
     match value {
         Value::Object(map) => {
-            let Some(properties) = properties(schema) else {
+            let Some(properties) = &node.properties else {
                 return Ok(());
             };
-            for name in ignored(schema) {
+            for name in &node.ignored {
                 map.remove(name);
             }
             rename_aliases(map, properties, path)?;
             map.retain(|key, field| {
-                properties
-                    .get(key)
-                    .is_none_or(|field_schema| !absent_null(field, key, field_schema, schema))
+                node.property(key).is_none_or(|property| {
+                    !absent(field, property.required, property.node.admits_null())
+                })
             });
             for (key, field) in map.iter_mut() {
-                if let Some(field_schema) = properties.get(key) {
-                    let len = push_field(path, key);
-                    apply(field, field_schema, path)?;
-                    path.truncate(len);
+                if let Some(property) = node.property(key) {
+                    apply(field, &property.node, &path.field(key))?;
                 }
             }
         }
         Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items") {
+            if let Some(item_node) = &node.items {
                 for (index, item) in items.iter_mut().enumerate() {
-                    let len = push_index(path, index);
-                    apply(item, item_schema, path)?;
-                    path.truncate(len);
+                    apply(item, item_node, &path.index(index))?;
                 }
             }
         }
@@ -78,46 +85,17 @@ pub(crate) fn apply(value: &mut Value, schema: &Value, path: &mut String) -> Res
     Ok(())
 }
 
-fn properties(schema: &Value) -> Option<&Map<String, Value>> {
-    schema.get("properties").and_then(Value::as_object)
-}
-
-fn ignored(schema: &Value) -> impl Iterator<Item = &str> {
-    schema
-        .get(IGNORED)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-}
-
-fn aliases(field_schema: &Value) -> impl Iterator<Item = &str> {
-    field_schema
-        .get(ALIASES)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-}
-
-/// The property `key` is an alias of.
-fn alias_target<'a>(properties: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    properties
-        .iter()
-        .find(|(_, field_schema)| aliases(field_schema).any(|alias| alias == key))
-        .map(|(name, _)| name.as_str())
-}
-
 fn rename_aliases(
     map: &mut Map<String, Value>,
-    properties: &Map<String, Value>,
-    path: &str,
+    properties: &[Property],
+    path: &FieldPath<'_>,
 ) -> Result<(), Problem> {
-    for (name, field_schema) in properties {
+    for property in properties {
+        let name = &property.name;
         // A spelling sent as null is a spelling not used (models that fill every field send
         // null for the ones they mean to leave out).
         let mut spellings: Vec<&str> = Vec::new();
-        for alias in aliases(field_schema) {
+        for alias in &property.aliases {
             match map.get(alias) {
                 Some(Value::Null) => {
                     map.remove(alias);
@@ -142,11 +120,9 @@ fn rename_aliases(
             }
             continue;
         }
-        let mut field_path = path.to_owned();
-        push_field(&mut field_path, name);
         let sent: Vec<String> = spellings.iter().map(|s| format!("`{s}`")).collect();
-        return Err(Problem::new(
-            &field_path,
+        return Err(Problem::at(
+            &path.field(name),
             format!(
                 "sent twice, as {}; they name the same field: send it once, as `{name}`",
                 sent.join(" and ")
@@ -157,23 +133,14 @@ fn rename_aliases(
 }
 
 /// A `null` for an optional field that does not accept `null`: the model meant "not given".
-fn absent_null(field: &Value, key: &str, field_schema: &Value, object_schema: &Value) -> bool {
-    if !field.is_null() {
-        return false;
-    }
-    let required = object_schema
-        .get("required")
-        .and_then(Value::as_array)
-        .is_some_and(|names| names.iter().any(|name| name == key));
-    let admits_null = types(field_schema).is_none_or(|types| types.contains(&"null"));
-    !required && !admits_null
+fn absent(field: &Value, required: bool, admits_null: bool) -> bool {
+    field.is_null() && !required && !admits_null
 }
 
 /// The value the model meant when `value` is a harmless mistake for `schema`: a string where
 /// the schema accepts no string but a number, a boolean, an array or an object that the string
 /// spells; or a whole number written with a fraction where an integer is expected.
-fn coerced(value: &Value, schema: &Value) -> Option<Value> {
-    let wanted = types(schema)?;
+fn coerced(value: &Value, wanted: &[&str]) -> Option<Value> {
     match value {
         Value::String(text) if !wanted.contains(&"string") => {
             let text = text.trim();
@@ -196,14 +163,14 @@ fn coerced(value: &Value, schema: &Value) -> Option<Value> {
                 return None;
             }
             let parsed: Value = serde_json::from_str(text).ok()?;
-            let parsed = whole(&parsed, &wanted).unwrap_or(parsed);
+            let parsed = whole(&parsed, wanted).unwrap_or(parsed);
             let actual = json_type(&parsed);
             wanted
                 .iter()
                 .any(|w| type_admits(w, actual))
                 .then_some(parsed)
         }
-        Value::Number(_) => whole(value, &wanted),
+        Value::Number(_) => whole(value, wanted),
         _ => None,
     }
 }
