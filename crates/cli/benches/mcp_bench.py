@@ -6,6 +6,7 @@ PEER_JS may be "-" (peer missing: tackle is timed alone). Prints one line per me
 """
 
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -91,49 +92,88 @@ def child_rss_kib(marker):
     return -1
 
 
-def raw_sequential(argv, tool, arguments, calls):
-    """The same calls over raw pipes: what the server costs without the SDK's own overhead."""
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, cwd=WORKDIR)
+# Sequential calls alternate between the servers in blocks of this many, so a machine that
+# slows down or speeds up during the run weighs on both alike.
+BLOCK = 50
 
-    def ask(message):
-        proc.stdin.write((json.dumps(message) + "\n").encode())
-        proc.stdin.flush()
+
+class RawServer:
+    """A server spoken to over raw pipes: what it costs without the SDK's own overhead."""
+
+    def __init__(self, argv, tool, arguments):
+        self.tool, self.arguments = tool, arguments
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, cwd=WORKDIR)
+        self.next_id = 0
+        self.ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": "bench", "version": "1"}})
+        self.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+
+    def ask(self, method, params):
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        self.proc.stdin.write((json.dumps(message) + "\n").encode())
+        self.proc.stdin.flush()
         while True:
-            answer = json.loads(proc.stdout.readline())
-            if answer.get("id") == message["id"]:
+            answer = json.loads(self.proc.stdout.readline())
+            if answer.get("id") == self.next_id:
                 return answer
 
-    ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "bench", "version": "1"}}})
-    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-    times = []
-    for n in range(1, calls + 21):
-        start = time.perf_counter()
-        answer = ask({"jsonrpc": "2.0", "id": n, "method": "tools/call",
-                      "params": {"name": tool, "arguments": arguments}})
-        if n > 20:
-            times.append(time.perf_counter() - start)
+    def call(self):
+        answer = self.ask("tools/call", {"name": self.tool, "arguments": self.arguments})
         assert not answer["result"].get("isError"), answer
-    proc.stdin.close()
-    proc.wait()
-    return statistics.median(times)
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
-async def sequential(argv, tool, arguments, calls, marker):
-    async with client(argv) as (read, write):
-        async with ClientSession(read, write) as session:
+def raw_sequential(calls):
+    """Median per-call time of each server over raw pipes, the servers alternating."""
+    servers = {name: RawServer(argv, tool, arguments)
+               for name, (argv, tool, arguments) in SERVERS.items()}
+    times = {name: [] for name in servers}
+    for server in servers.values():
+        for _ in range(20):  # warm-up
+            server.call()
+    for _ in range(calls // BLOCK):
+        for name, server in servers.items():
+            for _ in range(BLOCK):
+                start = time.perf_counter()
+                server.call()
+                times[name].append(time.perf_counter() - start)
+    for server in servers.values():
+        server.close()
+    return {name: statistics.median(samples) for name, samples in times.items()}
+
+
+async def sequential(calls):
+    """Median per-call time of each server through the SDK, the servers alternating, and each
+    server's RSS afterwards."""
+    async with contextlib.AsyncExitStack() as stack:
+        sessions = {}
+        for name, (argv, tool, arguments) in SERVERS.items():
+            read, write = await stack.enter_async_context(client(argv))
+            session = await stack.enter_async_context(ClientSession(read, write))
             await session.initialize()
             for _ in range(20):  # warm-up
                 await session.call_tool(tool, arguments)
-            times = []
-            for _ in range(calls):
-                start = time.perf_counter()
-                result = await session.call_tool(tool, arguments)
-                times.append(time.perf_counter() - start)
-                assert not result.is_error, result
-            return statistics.median(times), child_rss_kib(marker)
+            sessions[name] = (session, tool, arguments)
+        times = {name: [] for name in sessions}
+        for _ in range(calls // BLOCK):
+            for name, (session, tool, arguments) in sessions.items():
+                for _ in range(BLOCK):
+                    start = time.perf_counter()
+                    result = await session.call_tool(tool, arguments)
+                    times[name].append(time.perf_counter() - start)
+                    assert not result.is_error, result
+        return {name: (statistics.median(samples), child_rss_kib(marker_of(name)))
+                for name, samples in times.items()}
+
+
+def marker_of(name):
+    argv = SERVERS[name][0]
+    return argv[1] if name != "tackle" else "serve"
 
 
 async def memory(argv, tool, arguments, calls, marker):
@@ -170,15 +210,16 @@ async def main():
     with open(FILE, "w") as f:
         for n in range(1, 101):
             f.write(f"line {n}: the quick brown fox jumps over the lazy dog\n")
+    latency = await sequential(SEQUENTIAL)
+    raw = raw_sequential(SEQUENTIAL)
     results = {}
     for name, (argv, tool, arguments) in SERVERS.items():
-        marker = argv[1] if name != "tackle" else "serve"
+        marker = marker_of(name)
         r = {}
         r["spawn_ms"] = spawn_to_initialize(argv) * 1000
-        r["median_us"], r["rss_after_seq_kib"] = await sequential(
-            argv, tool, arguments, SEQUENTIAL, marker)
+        r["median_us"], r["rss_after_seq_kib"] = latency[name]
         r["median_us"] *= 1e6
-        r["raw_us"] = raw_sequential(argv, tool, arguments, SEQUENTIAL) * 1e6
+        r["raw_us"] = raw[name] * 1e6
         r["throughput"] = await concurrent(argv, tool, arguments)
         r["rss_100_kib"], r["rss_after_kib"] = await memory(
             argv, tool, arguments, MEMORY_CALLS, marker)

@@ -244,7 +244,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let active = self.active(&context.peer).await?;
-        let snapshot = active.materialize();
+        let snapshot = active.catalog();
         self.inner.known.listed(snapshot.definitions());
         Ok(ListToolsResult::with_all_items(tools_list::tools(
             &snapshot,
@@ -288,7 +288,7 @@ impl ServerHandler for McpServer {
         let session = active.host.session(active.session.clone());
         let input = Value::Object(request.arguments.unwrap_or_default());
         let call = Call::new(format!("mcp_{}", context.id), request.name, input);
-        let snapshot = session.materialize();
+        let snapshot = active.catalog();
         let mut ctx = session.context(&call);
         // A `notifications/cancelled` for this request, or the client going away, cancels it.
         ctx.cancel = context.ct.clone();

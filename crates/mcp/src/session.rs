@@ -5,10 +5,11 @@
 //! so a call in flight finishes on its Location; the session is deleted (its tools, asks,
 //! approvals, todo list and managed outputs) when it is closed or its last holder lets go.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tackle_host::Host;
+use tackle_registry::Materialization;
 use tokio_util::sync::CancellationToken;
 
 use crate::ask::Router;
@@ -20,6 +21,9 @@ pub(crate) struct Active {
     pub(crate) session: String,
     pub(crate) outputs: Outputs,
     router: Arc<Router>,
+    /// The catalog calls settle against, kept while no registration changes: taking a
+    /// snapshot per call was a noticeable part of a small call's cost.
+    catalog: Mutex<Option<Arc<Materialization>>>,
     /// Cancelled when the session is closed or replaced: its watchers stop.
     retired: CancellationToken,
     closed: AtomicBool,
@@ -33,6 +37,7 @@ impl Active {
             session,
             outputs: Outputs::default(),
             router,
+            catalog: Mutex::new(None),
             retired: CancellationToken::new(),
             closed: AtomicBool::new(false),
         }
@@ -43,9 +48,19 @@ impl Active {
         &self.retired
     }
 
-    /// This session's catalog now.
-    pub(crate) fn materialize(&self) -> tackle_registry::Materialization {
+    /// This session's catalog now, taken afresh.
+    pub(crate) fn materialize(&self) -> Materialization {
         self.host.session(self.session.clone()).materialize()
+    }
+
+    /// This session's catalog now: the one kept, unless a registration changed since it was
+    /// taken. The permission rules that filter it cannot change while the host lives.
+    pub(crate) fn catalog(&self) -> Arc<Materialization> {
+        let mut kept = self.catalog.lock().unwrap_or_else(PoisonError::into_inner);
+        match kept.as_ref() {
+            Some(catalog) if catalog.is_current() => Arc::clone(catalog),
+            _ => Arc::clone(kept.insert(Arc::new(self.materialize()))),
+        }
     }
 
     /// Deletes the session and everything that was its own; idempotent.

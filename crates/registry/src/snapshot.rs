@@ -78,6 +78,12 @@ impl Materialization {
         })
     }
 
+    /// True while no registration has changed in any layer this snapshot reads since it was
+    /// taken: a host may keep settling calls against it instead of taking a new one.
+    pub fn is_current(&self) -> bool {
+        self.since.quiet()
+    }
+
     /// True when the snapshot offers `name`.
     pub fn contains(&self, name: &str) -> bool {
         self.entries.contains_key(name)

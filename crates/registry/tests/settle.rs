@@ -319,9 +319,14 @@ async fn stale_calls() {
         .register(named(&[("echo", echo(""))]))
         .unwrap();
     let snapshot = fx.registry.materialize(&ShowAll);
+    assert!(snapshot.is_current());
     assert_eq!(settle_echo(&snapshot, "echo").await, text("echo"));
     // Removed after the snapshot.
     drop(guard);
+    assert!(
+        !snapshot.is_current(),
+        "a removal ends a snapshot's currency"
+    );
     assert_eq!(
         settle_echo(&snapshot, "echo").await,
         error("Stale tool call: echo")
@@ -333,6 +338,13 @@ async fn stale_calls() {
         .tools()
         .register(named(&[("first", echo("")), ("second", echo(""))]))
         .unwrap();
+    let snapshot = fx.registry.materialize(&ShowAll);
+    let unrelated = fx.app.register(named(&[("elsewhere", echo(""))])).unwrap();
+    assert!(
+        !snapshot.is_current(),
+        "a change in the application layer ends it too"
+    );
+    drop(unrelated);
     let snapshot = fx.registry.materialize(&ShowAll);
     let _again = fx
         .registry
