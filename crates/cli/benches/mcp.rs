@@ -7,11 +7,15 @@
 //! 3. Spawn to the `initialize` answer, over raw pipes. Goal: at most 20 ms.
 //! 4. The server's RSS after 100 calls and after 10,000 more (no growth).
 //!
-//! Measured (2 shared cores, release, three runs in a row on a quiet machine): median call
-//! 554 vs 969 µs (0.57x), then 0.54x and 0.35x; raw pipes 0.35x, 0.70x, 0.22x (the peer's
-//! times swing most); 16 clients 2.9-5.0x the peer's calls/s; spawn to `initialize` 2.8 ms vs
-//! 294 ms; RSS 17 MiB after 100 calls and after 10,000 more (the peer: 72 → 104 MiB). The
-//! Python client's own share of a call is about 220-300 µs for either server.
+//! Sequential calls alternate between the two servers in blocks of 50, over the SDK and over
+//! raw pipes alike, so a machine that drifts during the run weighs on both.
+//!
+//! Measured (2 shared cores, release, three runs in a row): median call 951 vs 1943 µs
+//! (0.49x), then 0.56x and 0.49x; raw pipes 0.11x, 0.12x, 0.11x (tackle answers in about
+//! 190 µs, the peer in 1.6 ms); 16 clients 2.9-4.1x the peer's calls/s; spawn to `initialize`
+//! 3.2 ms vs 390 ms; RSS 16 MiB after 100 calls and after 10,000 more (the peer: 72 → 104 MiB).
+//! What separates the two latencies is the server; what keeps the ratio near 0.5x is the
+//! Python client's own share of a call, the same for both.
 //!
 //! The client is the venv `.ci/mcp-clients.sh` creates; the peer is the copy that script
 //! installs in `target/mcp-node`, else one in `target/bench-peers` (`npm install --prefix

@@ -1,7 +1,9 @@
-//! `cargo xtask bench settle` (second part): the cost of watching a settle. The same no-op call
-//! settled through a host's registry with nothing listening, then with the audit log on, with
-//! a real `tracing` subscriber (fmt, info level, writing to a sink), and with both, in the same
-//! run. Target: at most 1.2x.
+//! `cargo xtask bench settle` (second part): the cost of watching a settle. Two calls settled
+//! through a host: a no-op tool (the boundary alone, where any watcher's fixed cost shows
+//! most) and `read` of a 100-line file (the smallest real call). Each is measured with nothing
+//! listening, with the audit log on, with a real `tracing` subscriber (fmt, info level, writing
+//! to a sink), and with both; the setups alternate round by round in the same run. Target: at
+//! most 1.2x.
 //!
 //! `tracing_subscriber::fmt` formats every span on the calling thread (its fields when the span
 //! opens and is recorded, a whole line with timestamps when it closes): that cost belongs to
@@ -18,21 +20,6 @@ use serde_json::json;
 use tackle_host::Host;
 use tackle_tool_core::{Call, Context, Tool, from_fn};
 
-/// Median of `rounds` timings of `iters` calls of `f`, per call.
-fn measure(rounds: usize, iters: u32, mut f: impl FnMut()) -> Duration {
-    let mut samples: Vec<Duration> = (0..rounds)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..iters {
-                f();
-            }
-            start.elapsed() / iters
-        })
-        .collect();
-    samples.sort();
-    samples[rounds / 2]
-}
-
 /// Polls a future that must complete without waiting (a no-op tool does).
 fn ready<F: std::future::Future>(future: F) -> F::Output {
     let mut future = std::pin::pin!(future);
@@ -43,35 +30,104 @@ fn ready<F: std::future::Future>(future: F) -> F::Output {
     }
 }
 
-/// The per-call time of settling a no-op call through `host`.
-fn settle_time(host: &Host) -> Duration {
-    let noop = Tool::typed(
-        "no-op",
-        from_fn(|input: serde_json::Value, _| async move {
-            Ok::<_, tackle_tool_core::ToolError>(input["path"].as_str().map(str::len))
-        }),
-    )
-    .build();
-    let _guard = host
-        .registry()
-        .tools()
-        .register([("noop".to_owned(), noop)])
-        .expect("register");
-    let snapshot = host.materialize();
-    let call = Call::new(
-        "call_1",
-        "noop",
-        json!({"path": "src/main.rs", "offset": 10, "limit": 200}),
-    );
-    let ctx = Context::new("bench").for_call("call_1");
-    let iters = 20_000;
-    for _ in 0..iters {
-        black_box(ready(snapshot.settle(&call, &ctx)).expect("settle"));
+/// One watching setup: a host (with or without the audit log), the subscriber its calls run
+/// under (if any), and the two calls measured, ready to settle.
+struct Setup {
+    name: &'static str,
+    /// Kept alive for the calls: the snapshot's tools use its services.
+    _host: Host,
+    dispatch: Option<tracing::Dispatch>,
+    runtime: tokio::runtime::Runtime,
+    _noop: tackle_registry::Registration,
+    snapshot: tackle_registry::Materialization,
+    noop: Call,
+    read: Call,
+    ctx: Context,
+    noop_times: Vec<Duration>,
+    read_times: Vec<Duration>,
+}
+
+impl Setup {
+    fn new(name: &'static str, host: Host, dispatch: Option<tracing::Dispatch>) -> Self {
+        // A no-op tool, so that what is measured is the settle boundary and its watchers.
+        let noop = Tool::typed(
+            "no-op",
+            from_fn(|input: serde_json::Value, _| async move {
+                Ok::<_, tackle_tool_core::ToolError>(input["path"].as_str().map(str::len))
+            }),
+        )
+        .build();
+        let guard = host
+            .registry()
+            .tools()
+            .register([("noop".to_owned(), noop)])
+            .expect("register");
+        let snapshot = host.materialize();
+        Self {
+            name,
+            dispatch,
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime"),
+            _noop: guard,
+            snapshot,
+            noop: Call::new(
+                "call_1",
+                "noop",
+                json!({"path": "src/main.rs", "offset": 10, "limit": 200}),
+            ),
+            // The smallest real call: `read` of a 100-line file in the Location.
+            read: Call::new("call_1", "read", json!({"path": "file.txt"})),
+            ctx: Context::new("bench").for_call("call_1"),
+            _host: host,
+            noop_times: Vec::new(),
+            read_times: Vec::new(),
+        }
     }
-    // Rounds short enough that the writer keeps up: the queue holds 4096 records.
-    measure(15, 2_000, || {
-        black_box(ready(snapshot.settle(black_box(&call), &ctx)).expect("settle"));
-    })
+
+    fn watched<T>(&self, f: impl FnOnce() -> T) -> T {
+        match &self.dispatch {
+            Some(dispatch) => tracing::dispatcher::with_default(dispatch, f),
+            None => f(),
+        }
+    }
+
+    /// One round: `noop_calls` no-op calls (few enough that the audit writer keeps up: its
+    /// queue holds 4096 records), then `read_calls` reads, each timed per call.
+    fn round(&mut self, noop_calls: u32, read_calls: u32) {
+        let (noop, read) = self.watched(|| {
+            let start = Instant::now();
+            for _ in 0..noop_calls {
+                black_box(
+                    ready(self.snapshot.settle(black_box(&self.noop), &self.ctx)).expect("settle"),
+                );
+            }
+            let noop = start.elapsed() / noop_calls;
+            let start = Instant::now();
+            for _ in 0..read_calls {
+                let settlement = self
+                    .runtime
+                    .block_on(self.snapshot.settle(black_box(&self.read), &self.ctx))
+                    .expect("settle");
+                assert!(!settlement.is_error(), "{settlement:?}");
+                black_box(settlement);
+            }
+            (noop, start.elapsed() / read_calls)
+        });
+        self.noop_times.push(noop);
+        self.read_times.push(read);
+    }
+
+    fn medians(&self) -> (Duration, Duration) {
+        (median(&self.noop_times), median(&self.read_times))
+    }
+}
+
+fn median(samples: &[Duration]) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort();
+    sorted[sorted.len() / 2]
 }
 
 /// A subscriber layer that ships each closed span to another thread instead of formatting it
@@ -122,84 +178,103 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Shipping {
 fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let data = tempfile::tempdir().expect("temp dir");
-    let build = |audit: bool| {
+    let text: String = (1..=100)
+        .map(|n| format!("line {n}: the quick brown fox jumps over the lazy dog\n"))
+        .collect();
+    std::fs::write(dir.path().join("file.txt"), text).expect("file");
+    let build = |audit: Option<&str>| {
         let mut builder = Host::builder(dir.path())
             .data_dir(data.path())
             .env(tackle_host::Environment::from_vars(
                 Vec::<(String, String)>::new(),
             ))
-            .only("todowrite");
-        if audit {
-            builder = builder.set("audit.path", json!(data.path().join("audit.jsonl")));
+            .only("read");
+        if let Some(file) = audit {
+            builder = builder.set("audit.path", json!(data.path().join(file)));
         }
         builder.build().expect("host")
     };
-    let plain = settle_time(&build(false));
-    let audit_only = {
-        let host = build(true);
-        let time = settle_time(&host);
-        drop(host);
-        time
+    let fmt = || {
+        tracing::Dispatch::new(
+            tracing_subscriber::fmt()
+                .with_writer(std::io::sink)
+                .with_max_level(tracing::Level::INFO)
+                .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+                .finish(),
+        )
     };
-    let subscriber = || {
-        tracing_subscriber::fmt()
-            .with_writer(std::io::sink)
-            .with_max_level(tracing::Level::INFO)
-            .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-            .finish()
-    };
-    let tracing_only =
-        tracing::subscriber::with_default(subscriber(), || settle_time(&build(false)));
-    let watched = tracing::subscriber::with_default(subscriber(), || {
-        let host = build(true);
-        let time = settle_time(&host);
-        drop(host);
-        time
-    });
     let (sender, receiver) = std::sync::mpsc::sync_channel(4096);
     let drain = std::thread::spawn(move || receiver.iter().count());
     let shipping = {
         use tracing_subscriber::layer::SubscriberExt as _;
-        tracing_subscriber::registry()
-            .with(tracing_subscriber::filter::LevelFilter::INFO)
-            .with(Shipping { sender })
+        tracing::Dispatch::new(
+            tracing_subscriber::registry()
+                .with(tracing_subscriber::filter::LevelFilter::INFO)
+                .with(Shipping { sender }),
+        )
     };
-    let shipped = tracing::subscriber::with_default(shipping, || {
-        let host = build(true);
-        let time = settle_time(&host);
-        drop(host);
-        time
-    });
+    let mut setups = vec![
+        Setup::new("nothing listening", build(None), None),
+        Setup::new("the audit log on", build(Some("a.jsonl")), None),
+        Setup::new(
+            "tracing (fmt to a sink, info, span close lines)",
+            build(None),
+            Some(fmt()),
+        ),
+        Setup::new(
+            "tracing (fmt) and the audit log on",
+            build(Some("b.jsonl")),
+            Some(fmt()),
+        ),
+        Setup::new(
+            "tracing (a layer shipping spans to a thread) and the audit log on",
+            build(Some("c.jsonl")),
+            Some(shipping),
+        ),
+    ];
+    // Warm-up, then rounds that alternate the setups, so a machine that slows down or speeds
+    // up during the run weighs on all of them alike.
+    for setup in &mut setups {
+        setup.round(20_000, 2_000);
+        setup.noop_times.clear();
+        setup.read_times.clear();
+    }
+    for _ in 0..15 {
+        for setup in &mut setups {
+            setup.round(2_000, 300);
+        }
+    }
+    let (plain_noop, plain_read) = setups[0].medians();
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    for setup in &setups {
+        let (noop, read) = setup.medians();
+        println!(
+            "settle with {}: no-op {noop:?} ({:.2}x), read {read:?} ({:.2}x)",
+            setup.name,
+            ratio(noop, plain_noop),
+            ratio(read, plain_read),
+        );
+    }
+    let (fmt_noop, fmt_read) = setups[3].medians();
+    let (ship_noop, ship_read) = setups[4].medians();
+    drop(setups);
     let spans = drain.join().expect("drain");
-    let log = std::fs::read_to_string(data.path().join("audit.jsonl")).unwrap_or_default();
-    let records = log.lines().count();
-    let gaps = log
-        .lines()
-        .filter(|line| line.contains(r#""kind":"gap""#))
-        .count();
-    let ratio = |time: Duration| time.as_secs_f64() / plain.as_secs_f64();
-    println!("settle through a host, nothing listening: {plain:?} per call");
+    let records: usize = ["a.jsonl", "b.jsonl", "c.jsonl"]
+        .iter()
+        .map(|file| {
+            std::fs::read_to_string(data.path().join(file))
+                .unwrap_or_default()
+                .lines()
+                .count()
+        })
+        .sum();
+    println!("  spans shipped: {spans}; audit records written: {records}");
     println!(
-        "settle with the audit log on: {audit_only:?} per call ({:.2}x)",
-        ratio(audit_only)
-    );
-    println!(
-        "settle with tracing (fmt to a sink, info, span close lines): {tracing_only:?} per call ({:.2}x)",
-        ratio(tracing_only)
-    );
-    println!(
-        "settle with tracing (fmt) and the audit log on: {watched:?} per call ({:.2}x)",
-        ratio(watched)
-    );
-    println!(
-        "settle with tracing (a layer shipping spans to a thread) and the audit log on: \
-         {shipped:?} per call ({:.2}x; {spans} spans shipped)",
-        ratio(shipped)
-    );
-    println!("  audit records written: {records} ({gaps} gap records)");
-    println!(
-        "ratio settle watched / unwatched: {:.2}x with fmt, {:.2}x with a shipping layer (target <= 1.2x)",
-        ratio(watched),
-        ratio(shipped)
+        "ratio settle watched (tracing fmt + audit) / unwatched: no-op {:.2}x, read {:.2}x; \
+         with a shipping layer: no-op {:.2}x, read {:.2}x (target <= 1.2x)",
+        ratio(fmt_noop, plain_noop),
+        ratio(fmt_read, plain_read),
+        ratio(ship_noop, plain_noop),
+        ratio(ship_read, plain_read),
     );
 }
