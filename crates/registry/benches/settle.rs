@@ -98,19 +98,29 @@ fn main() {
     for _ in 0..iters {
         black_box(ready(snapshot.settle(&call, &ctx)).expect("settle"));
     }
-    let bare = measure(9, iters, || {
-        let input: Input = serde_json::from_value(black_box(&call.input).clone()).expect("decode");
-        let output: Value = serde_json::to_value(noop(&input)).expect("encode");
-        black_box(output);
-    });
-    let bare_by_ref = measure(9, iters, || {
-        let input = Input::deserialize(black_box(&call.input)).expect("decode");
-        let output: Value = serde_json::to_value(noop(&input)).expect("encode");
-        black_box(output);
-    });
-    let settle = measure(9, iters, || {
-        black_box(ready(snapshot.settle(black_box(&call), &ctx)).expect("settle"));
-    });
+    // Rounds alternate the three, so a machine that drifts during the run weighs on all alike.
+    let (mut bare, mut bare_by_ref, mut settle) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..15 {
+        bare.push(measure(1, iters / 5, || {
+            let input: Input =
+                serde_json::from_value(black_box(&call.input).clone()).expect("decode");
+            let output: Value = serde_json::to_value(noop(&input)).expect("encode");
+            black_box(output);
+        }));
+        bare_by_ref.push(measure(1, iters / 5, || {
+            let input = Input::deserialize(black_box(&call.input)).expect("decode");
+            let output: Value = serde_json::to_value(noop(&input)).expect("encode");
+            black_box(output);
+        }));
+        settle.push(measure(1, iters / 5, || {
+            black_box(ready(snapshot.settle(black_box(&call), &ctx)).expect("settle"));
+        }));
+    }
+    let median = |mut samples: Vec<Duration>| {
+        samples.sort();
+        samples[samples.len() / 2]
+    };
+    let (bare, bare_by_ref, settle) = (median(bare), median(bare_by_ref), median(settle));
     let tool = Tool::typed("no-op", Noop).build();
     let tool_only = measure(9, iters, || {
         black_box(ready(tool.run_unbounded(black_box(&call), &ctx)).expect("settle"));

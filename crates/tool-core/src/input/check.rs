@@ -1,5 +1,12 @@
 //! Step 3 of the decoding layer: the input against its schema, every problem in JSON terms.
 //!
+//! The first walk over an input is also a survey for step 1 and 2 (given a `rewrite` flag), so
+//! an input that is already right is walked once, not once to decide and once to check. Most
+//! rewrites show as problems (a number sent as a string, a null meaning "not given", anything
+//! unknown to a closed object), and a survey that finds a problem leaves the decision to
+//! [`needed`](super::rewrite::needed); the survey itself flags the rewrites that are no problem
+//! as they stand: an alias or a dropped field where the object admits other fields.
+//!
 //! It covers what tool input schemas use (types, `const`/`enum`/`oneOf`/`anyOf`, numeric
 //! bounds, string and array lengths, `properties`, `required`, `additionalProperties: false`,
 //! `items`). A dynamic tool's input is validated in full by its compiled schema afterwards; a
@@ -10,10 +17,20 @@ use serde_json::{Map, Value};
 
 use super::compiled::{Node, field_names};
 use super::describe::{expected, got, json_type, near, type_admits};
+use super::rewrite::drops_any;
 use super::{FieldPath, Problem};
 
 /// Appends to `problems` everything wrong with `value` under the compiled schema `node`.
-pub(crate) fn check(value: &Value, node: &Node, path: &FieldPath<'_>, problems: &mut Vec<Problem>) {
+///
+/// With `rewrite`, it is also a survey (see the module's doc): the flag is set where an alias
+/// or a dropped field would be rewritten. Only a survey without problems rules a rewrite out.
+pub(crate) fn check(
+    value: &Value,
+    node: &Node,
+    path: &FieldPath<'_>,
+    problems: &mut Vec<Problem>,
+    mut rewrite: Option<&mut bool>,
+) {
     if !admitted(value, node) {
         let hint = match (value, &node.choices) {
             (Value::String(sent), Some(choices)) => {
@@ -34,11 +51,17 @@ pub(crate) fn check(value: &Value, node: &Node, path: &FieldPath<'_>, problems: 
         return;
     }
     match value {
-        Value::Object(map) => object(map, node, path, problems),
+        Value::Object(map) => object(map, node, path, problems, rewrite),
         Value::Array(items) => {
             if let Some(item_node) = &node.items {
                 for (index, item) in items.iter().enumerate() {
-                    check(item, item_node, &path.index(index), problems);
+                    check(
+                        item,
+                        item_node,
+                        &path.index(index),
+                        problems,
+                        rewrite.as_deref_mut(),
+                    );
                 }
             }
         }
@@ -54,7 +77,8 @@ fn admitted(value: &Value, node: &Node) -> bool {
     if let Some(alternatives) = &node.alternatives {
         return alternatives.iter().any(|alternative| {
             let mut inner = Vec::new();
-            check(value, alternative, &FieldPath::Root, &mut inner);
+            // Alternatives are checked as they are: a rewrite never looks inside them.
+            check(value, alternative, &FieldPath::Root, &mut inner, None);
             inner.is_empty()
         });
     }
@@ -72,7 +96,13 @@ fn object(
     node: &Node,
     path: &FieldPath<'_>,
     problems: &mut Vec<Problem>,
+    mut rewrite: Option<&mut bool>,
 ) {
+    if let Some(flag) = rewrite.as_deref_mut()
+        && drops_any(map, node)
+    {
+        *flag = true;
+    }
     // Counting the required fields present is a scan; naming the missing ones a lookup each,
     // made only when one is missing.
     let present = map
@@ -93,7 +123,18 @@ fn object(
     for (key, field) in map {
         match node.property(key) {
             Some(property) => {
-                check(field, &property.node, &path.field(key), problems);
+                check(
+                    field,
+                    &property.node,
+                    &path.field(key),
+                    problems,
+                    rewrite.as_deref_mut(),
+                );
+            }
+            None if rewrite.is_some() && node.alias_target(key).is_some() => {
+                if let Some(flag) = rewrite.as_deref_mut() {
+                    *flag = true;
+                }
             }
             None if node.closed => {
                 let accepted = field_names(node);

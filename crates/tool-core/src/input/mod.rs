@@ -94,15 +94,28 @@ pub(crate) fn prepare<'a>(
     schema: &InputSchema,
 ) -> Result<Cow<'a, Value>, ToolError> {
     let node = schema.compiled();
-    let value = if rewrite::needed(input, node) {
+    let mut problems = Vec::new();
+    let mut rewrite = false;
+    check::check(
+        input,
+        node,
+        &FieldPath::Root,
+        &mut problems,
+        Some(&mut rewrite),
+    );
+    if !rewrite && !problems.is_empty() {
+        // The survey stopped at a wrong value; a rewrite below it may still be needed.
+        rewrite = rewrite::needed(input, node);
+    }
+    let value = if rewrite {
         let mut owned = input.clone();
         rewrite::apply(&mut owned, node, &FieldPath::Root).map_err(|p| input_failure(&[p]))?;
+        problems.clear();
+        check::check(&owned, node, &FieldPath::Root, &mut problems, None);
         Cow::Owned(owned)
     } else {
         Cow::Borrowed(input)
     };
-    let mut problems = Vec::new();
-    check::check(&value, node, &FieldPath::Root, &mut problems);
     if problems.is_empty() {
         Ok(value)
     } else {
@@ -220,5 +233,183 @@ impl FieldPath<'_> {
                 out.push(']');
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::{Map, json};
+
+    use super::*;
+
+    /// A schema with every feature the decoding layer acts on.
+    fn schema() -> InputSchema {
+        InputSchema::derived(|| {
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "minLength": 1, "x-aliases": ["filePath"]},
+                    "limit": {"type": "integer", "minimum": 1},
+                    "flag": {"type": ["boolean", "null"]},
+                    "mode": {"enum": ["a", "b"]},
+                    "items": {
+                        "type": "array",
+                        "maxItems": 2,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "n": {"type": "number", "maximum": 10, "x-aliases": ["num"]},
+                            },
+                            "required": ["n"],
+                            "additionalProperties": false,
+                        },
+                    },
+                    "opts": {
+                        "type": "object",
+                        "properties": {"depth": {"type": "integer", "x-aliases": ["maxDepth"]}},
+                        "x-ignored": ["note"],
+                    },
+                    "either": {"anyOf": [{"type": "integer"}, {"type": "object", "properties": {"path": {"type": "string"}}}]},
+                },
+                "required": ["path"],
+                "additionalProperties": false,
+                "x-ignored": ["description"],
+            })
+        })
+    }
+
+    /// The two-walk definition `prepare` must agree with: decide, rewrite, then check.
+    fn reference(input: &Value, schema: &InputSchema) -> Result<Value, String> {
+        let node = schema.compiled();
+        let mut value = input.clone();
+        if rewrite::needed(input, node) {
+            rewrite::apply(&mut value, node, &FieldPath::Root)
+                .map_err(|p| input_failure(&[p]).to_string())?;
+        }
+        let mut problems = Vec::new();
+        check::check(&value, node, &FieldPath::Root, &mut problems, None);
+        if problems.is_empty() {
+            Ok(value)
+        } else {
+            Err(input_failure(&problems).to_string())
+        }
+    }
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            (-3i64..20).prop_map(Value::from),
+            prop_oneof![Just(2.0), Just(2.5), Just(11.0)].prop_map(Value::from),
+            prop_oneof![
+                Just(""),
+                Just("a"),
+                Just("c"),
+                Just("5"),
+                Just("true"),
+                Just("[1]"),
+                Just("src")
+            ]
+            .prop_map(Value::from),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        let keys = prop_oneof![
+            Just("path"),
+            Just("filePath"),
+            Just("limit"),
+            Just("flag"),
+            Just("mode"),
+            Just("items"),
+            Just("either"),
+            Just("description"),
+            Just("n"),
+            Just("opts"),
+            Just("depth"),
+            Just("maxDepth"),
+            Just("note"),
+            Just("other"),
+        ];
+        leaf().prop_recursive(3, 24, 5, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                prop::collection::vec((keys.clone(), inner), 0..5).prop_map(|fields| {
+                    Value::Object(
+                        fields
+                            .into_iter()
+                            .map(|(k, v)| (k.to_owned(), v))
+                            .collect::<Map<_, _>>(),
+                    )
+                }),
+            ]
+        })
+    }
+
+    /// Mostly objects with the required field, so that most inputs get past the first problem.
+    fn input() -> impl Strategy<Value = Value> {
+        (value(), any::<bool>()).prop_map(|(value, with_path)| match value {
+            Value::Object(mut map) if with_path => {
+                map.insert("path".to_owned(), json!("src"));
+                Value::Object(map)
+            }
+            other => other,
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+        #[test]
+        fn one_survey_decides_as_deciding_then_checking_does(input in input()) {
+            let schema = schema();
+            let surveyed = prepare(&input, &schema)
+                .map(Cow::into_owned)
+                .map_err(|err| err.to_string());
+            prop_assert_eq!(surveyed, reference(&input, &schema));
+        }
+    }
+
+    /// Each kind of rewrite, in an input with no problem elsewhere (where the survey alone
+    /// decides), agrees with the two-walk definition.
+    #[test]
+    fn every_rewrite_is_found_by_the_survey() {
+        let schema = schema();
+        for input in [
+            json!({"path": "p", "opts": {"maxDepth": 1}}),
+            json!({"path": "p", "opts": {"note": "x", "depth": 1}}),
+            json!({"path": "p", "opts": {"depth": "2"}}),
+            json!({"path": "p", "opts": {"depth": 2.0}}),
+            json!({"path": "p", "limit": null}),
+            json!({"path": "p", "description": "x"}),
+            json!({"path": "p", "items": [{"n": 1}, {"num": 2}]}),
+            json!({"path": "p", "items": "[{\"n\": 1}]"}),
+            json!({"path": "p", "flag": "true"}),
+            json!({"path": "p", "flag": null}),
+        ] {
+            let prepared = prepare(&input, &schema)
+                .map(Cow::into_owned)
+                .map_err(|err| err.to_string());
+            assert_eq!(prepared, reference(&input, &schema), "{input}");
+        }
+    }
+
+    #[test]
+    fn a_right_input_is_borrowed_and_a_rewritten_one_checked_again() {
+        let schema = schema();
+        let right = json!({"path": "src", "limit": 3});
+        assert!(matches!(prepare(&right, &schema), Ok(Cow::Borrowed(_))));
+        let aliased = json!({"filePath": "src", "limit": "3", "description": "x"});
+        let prepared = prepare(&aliased, &schema).unwrap();
+        assert_eq!(*prepared, json!({"path": "src", "limit": 3}));
+        // A rewrite below a value that is wrong as a whole still comes first: the survey stops
+        // at the too-long array, and the field sent twice inside it is the error reported.
+        let twice = json!({"path": "p", "items": [{"n": 1, "num": 2}, {"n": 1}, {"n": 1}]});
+        let err = prepare(&twice, &schema).unwrap_err().to_string();
+        assert!(err.contains("items[0].n: sent twice"), "{err}");
+        assert_eq!(Err(err), reference(&twice, &schema));
+        let still_wrong = json!({"filePath": "", "flag": null});
+        let err = prepare(&still_wrong, &schema).unwrap_err().to_string();
+        assert!(err.contains("path: expected a non-empty string"), "{err}");
     }
 }

@@ -10,7 +10,7 @@ use super::describe::{json_type, type_admits};
 use super::{FieldPath, Problem};
 
 /// True when [`apply`] would change `value` (asked of the compiled schema, since it is asked
-/// of every call).
+/// of every call whose survey found a problem; see `check`).
 pub(crate) fn needed(value: &Value, node: &Node) -> bool {
     if node
         .types
@@ -21,19 +21,13 @@ pub(crate) fn needed(value: &Value, node: &Node) -> bool {
     }
     match value {
         Value::Object(map) => {
-            if node.properties.is_none() {
-                return false;
-            }
-            if node.ignored.iter().any(|name| map.contains_key(name)) {
-                return true;
-            }
-            map.iter().any(|(key, field)| match node.property(key) {
-                Some(property) => {
-                    absent(field, property.required, property.node.admits_null())
-                        || needed(field, &property.node)
-                }
-                None => node.alias_target(key).is_some(),
-            })
+            drops_any(map, node)
+                || map.iter().any(|(key, field)| match node.property(key) {
+                    Some(property) => {
+                        absent_field(field, property) || needed(field, &property.node)
+                    }
+                    None => node.alias_target(key).is_some(),
+                })
         }
         Value::Array(items) => match &node.items {
             Some(item_node) => items.iter().any(|item| needed(item, item_node)),
@@ -41,6 +35,17 @@ pub(crate) fn needed(value: &Value, node: &Node) -> bool {
         },
         _ => false,
     }
+}
+
+/// True when `map` holds a field its object declares ignored ([`apply`] drops it).
+pub(crate) fn drops_any(map: &Map<String, Value>, node: &Node) -> bool {
+    node.properties.is_some() && node.ignored.iter().any(|name| map.contains_key(name))
+}
+
+/// True when `field` is a null [`apply`] removes: a `null` for an optional field that does not
+/// accept `null` means the model meant "not given".
+fn absent_field(field: &Value, property: &Property) -> bool {
+    field.is_null() && !property.required && !property.node.admits_null()
 }
 
 /// Renames aliases, drops declared ignored fields and absent-meaning nulls, and decodes
@@ -63,9 +68,8 @@ pub(crate) fn apply(value: &mut Value, node: &Node, path: &FieldPath<'_>) -> Res
             }
             rename_aliases(map, properties, path)?;
             map.retain(|key, field| {
-                node.property(key).is_none_or(|property| {
-                    !absent(field, property.required, property.node.admits_null())
-                })
+                node.property(key)
+                    .is_none_or(|property| !absent_field(field, property))
             });
             for (key, field) in map.iter_mut() {
                 if let Some(property) = node.property(key) {
@@ -130,11 +134,6 @@ fn rename_aliases(
         ));
     }
     Ok(())
-}
-
-/// A `null` for an optional field that does not accept `null`: the model meant "not given".
-fn absent(field: &Value, required: bool, admits_null: bool) -> bool {
-    field.is_null() && !required && !admits_null
 }
 
 /// The value the model meant when `value` is a harmless mistake for `schema`: a string where
