@@ -33,9 +33,11 @@ pub(crate) fn system_program(name: &str) -> Option<PathBuf> {
         .find(|path| path.is_file())
 }
 
+/// The `setpriv` found, once looked for.
+static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
+
 /// A `setpriv` that sets the parent death signal, if this system has one.
 pub(crate) fn wrapper() -> Option<&'static Path> {
-    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
     FOUND
         .get_or_init(|| {
             if !cfg!(target_os = "linux") {
@@ -47,6 +49,12 @@ pub(crate) fn wrapper() -> Option<&'static Path> {
                 .find(|path| works(path))
         })
         .as_deref()
+}
+
+/// True once this process has looked for the wrapper (which runs it).
+#[cfg(test)]
+pub(crate) fn looked_for() -> bool {
+    FOUND.get().is_some()
 }
 
 /// Whether `setpriv` takes the arguments (running itself again, so nothing else is needed).

@@ -137,10 +137,8 @@ pub(crate) fn start(
         (Some(_), None) => Guardian::start(&marker),
         _ => None,
     };
-    let mut command = match (
-        namespace,
-        pdeath::wrapper().filter(|_| die_with_host.is_some()),
-    ) {
+    // Only a job needs the wrapper: finding it runs it once, which a command must not pay for.
+    let mut command = match (namespace, die_with_host.and_then(|_| pdeath::wrapper())) {
         (Some(namespace), _) => {
             let mut command = namespace.command();
             command.arg(job.shell);
@@ -287,6 +285,30 @@ mod tests {
     use rustix::pipe::{fcntl_getpipe_size, pipe};
 
     use super::*;
+
+    #[tokio::test]
+    async fn a_command_starts_its_shell_without_looking_for_the_job_wrapper() {
+        // Looking for it runs `setpriv` twice: a cost only jobs may pay. (nextest runs each
+        // test in a process of its own; where another test looked first, there is no check.)
+        if pdeath::looked_for() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let progress = ProgressSink::default();
+        let job = Job {
+            shell: Path::new("/bin/sh"),
+            command: "echo ok",
+            cwd: dir.path(),
+            env: &[],
+            timeout: Duration::from_secs(30),
+            capture_limit: 1024,
+            progress: &progress,
+        };
+        let finished = run(job, &CancellationToken::new()).await.unwrap();
+        assert!(matches!(finished.ending, Ending::Exited(status) if status.success()));
+        assert_eq!(finished.stdout.head, b"ok\n");
+        assert!(!pdeath::looked_for(), "a command looked for the job wrapper");
+    }
 
     #[test]
     fn output_pipes_hold_what_the_capture_keeps() {
