@@ -307,7 +307,10 @@ mod tests {
         let finished = run(job, &CancellationToken::new()).await.unwrap();
         assert!(matches!(finished.ending, Ending::Exited(status) if status.success()));
         assert_eq!(finished.stdout.head, b"ok\n");
-        assert!(!pdeath::looked_for(), "a command looked for the job wrapper");
+        assert!(
+            !pdeath::looked_for(),
+            "a command looked for the job wrapper"
+        );
     }
 
     #[test]
