@@ -11,11 +11,9 @@ use rustix::fs::AtFlags;
 use crate::StoreError;
 use crate::redact::Redactor;
 use crate::reference::{Layout, OutputRef};
-use crate::spill::{self, CapHeader, Written};
+use crate::spill::{self, CapHeader, Written, head_window, tail_window};
 use crate::text::{ceil_boundary, floor_boundary};
 
-/// How far from a cut a line boundary is looked for.
-const NEAR: u64 = 64 * 1024;
 const CHUNK: usize = 256 * 1024;
 
 /// Writes `source`, redacted, as a new managed output in `dir` (which must exist).
@@ -148,28 +146,29 @@ fn recut(whole: &mut File, len: u64, out: &mut File, spill_cap: u64) -> io::Resu
     let room = spill_cap.saturating_sub(header_len);
     let head_max = room * 2 / 5;
     let tail_max = room - head_max;
-    // The head ends after the last newline near its limit, else on a code point.
-    let near = NEAR.min(head_max / 2);
-    let window = read_at(whole, head_max - near, near)?;
-    let head_end = match memchr::memrchr(b'\n', &window) {
-        Some(i) => head_max - near + i as u64 + 1,
+    let as_index = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    // The same cuts as a spill's, read from the file a window at a time.
+    let window = head_window(as_index(head_max));
+    let start = window.start as u64;
+    let bytes = read_at(whole, start, window.len() as u64)?;
+    let head_end = match memchr::memrchr(b'\n', &bytes) {
+        Some(i) => start + i as u64 + 1,
         None => {
-            let at = floor_boundary(&window, window.len().saturating_sub(1));
-            let at = if window.get(at) == Some(&b'\n') {
+            let at = floor_boundary(&bytes, bytes.len().saturating_sub(1));
+            let at = if bytes.get(at) == Some(&b'\n') {
                 at + 1
             } else {
                 at
             };
-            head_max - near + at as u64
+            start + at as u64
         }
     };
-    // The tail starts at the first line near its limit, else on a code point.
-    let tail_min = len - tail_max;
-    let near = NEAR.min(tail_max / 2);
-    let window = read_at(whole, tail_min - 1, near)?;
-    let tail_start = match memchr::memchr(b'\n', &window) {
-        Some(i) => tail_min + i as u64,
-        None => tail_min + ceil_boundary(&window[1..], 0, window.len() - 1) as u64,
+    let window = tail_window(as_index(len), as_index(tail_max));
+    let start = window.start as u64;
+    let bytes = read_at(whole, start, window.len() as u64)?;
+    let tail_start = match memchr::memchr(b'\n', &bytes) {
+        Some(i) => start + i as u64 + 1,
+        None => start + 1 + ceil_boundary(&bytes[1..], 0, bytes.len() - 1) as u64,
     };
     let byte_at = |file: &mut File, at: u64| read_at(file, at, 1).map(|b| b.first().copied());
     let head_partial = head_end > 0 && byte_at(whole, head_end - 1)? != Some(b'\n');

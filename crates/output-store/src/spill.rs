@@ -376,26 +376,43 @@ pub(crate) fn write_capped(
 }
 
 /// Where to cut a body longer than `room` so head and tail fit in it: 40% head, 60% tail, on
-/// a line boundary when one lies in the outer half of each part.
+/// a line boundary when one lies near the cut (see [`head_window`] and [`tail_window`]).
 fn cut_points(body: &[u8], room: usize) -> (usize, usize) {
     let len = body.len();
     let head_max = room * 2 / 5;
     let tail_max = room - head_max;
-    let head_end = match memchr::memrchr(b'\n', &body[..head_max]) {
-        Some(i) if i + 1 >= head_max / 2 => i + 1,
+    let window = head_window(head_max);
+    let head_end = match memchr::memrchr(b'\n', &body[window.clone()]) {
+        Some(i) => window.start + i + 1,
         // Inside a line; if only its newline would be cut, keep the newline too.
         _ => match floor_boundary(body, head_max - 1) {
             at if body[at] == b'\n' => at + 1,
             at => at,
         },
     };
-    let tail_min = len - tail_max;
-    let tail_limit = len - tail_max / 2;
-    let tail_start = match memchr::memchr(b'\n', &body[tail_min - 1..tail_limit - 1]) {
-        Some(i) => tail_min + i,
-        None => ceil_boundary(body, tail_min, len),
+    let window = tail_window(len, tail_max);
+    let tail_start = match memchr::memchr(b'\n', &body[window.clone()]) {
+        Some(i) => window.start + i + 1,
+        None => ceil_boundary(body, window.start + 1, len),
     };
     (head_end, tail_start)
+}
+
+/// How far from a cut a line boundary is looked for, at most: a streamed save reads no more
+/// than this around each cut.
+const NEAR: usize = 64 * 1024;
+
+/// Where the head's last newline is looked for: the outer half of the head, up to [`NEAR`]
+/// bytes before its limit. The head ends after that newline, else on a code point.
+pub(crate) fn head_window(head_max: usize) -> std::ops::Range<usize> {
+    head_max - (head_max / 2).min(NEAR)..head_max
+}
+
+/// Where the tail's first line start is looked for: from the byte before its limit (a newline
+/// there starts the tail on a line), over the outer half of the tail, up to [`NEAR`] bytes.
+pub(crate) fn tail_window(len: usize, tail_max: usize) -> std::ops::Range<usize> {
+    let start = len - tail_max - 1;
+    start..start + (tail_max / 2).min(NEAR)
 }
 
 /// Opens a managed file for reading, refusing symbolic links and anything but a regular file.

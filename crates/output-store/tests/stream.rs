@@ -88,3 +88,31 @@ fn a_stream_of_many_megabytes_is_capped_and_readable() {
     assert_eq!(last.lines, ["line 399999 [REDACTED]"]);
     assert!(only_file(&store).len() <= 1 << 20);
 }
+
+/// With a large cap the cuts look for a line boundary no further than a streamed save reads
+/// around them; both ways cut a line longer than that in the same place.
+#[test]
+fn a_large_capped_save_cuts_where_a_spill_does() {
+    // The head's limit is about 160 KiB: its last newline lies 70 KiB before it, inside the
+    // head's outer half but further than a streamed save looks.
+    let text = format!(
+        "first line\n{}\n{}\n{}\nlast",
+        "a".repeat(90 * 1024),
+        "x".repeat(200 * 1024),
+        "y\n".repeat(300 * 1024)
+    );
+    let spilled = tempfile::tempdir().unwrap();
+    let streamed = tempfile::tempdir().unwrap();
+    let spill_store = small_store(spilled.path(), 400 * 1024, "the-secret-value");
+    let stream_store = small_store(streamed.path(), 400 * 1024, "the-secret-value");
+    let bounded = spill_store
+        .bound("ses", "c1", text_output(text.clone()))
+        .unwrap();
+    assert!(!bounded.references.is_empty());
+    stream_store
+        .save_stream("ses", "c1", &mut text.as_bytes())
+        .unwrap();
+    let file = only_file(&stream_store);
+    assert!(file.len() <= 400 * 1024);
+    assert!(file == only_file(&spill_store), "the two files differ");
+}
