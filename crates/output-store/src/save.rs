@@ -11,8 +11,7 @@ use rustix::fs::AtFlags;
 use crate::StoreError;
 use crate::redact::Redactor;
 use crate::reference::{Layout, OutputRef};
-use crate::spill::{self, CapHeader, Written, head_window, tail_window};
-use crate::text::{ceil_boundary, floor_boundary};
+use crate::spill::{self, CapHeader, Written, head_cut, head_window, tail_cut, tail_window};
 
 const CHUNK: usize = 256 * 1024;
 
@@ -148,28 +147,12 @@ fn recut(whole: &mut File, len: u64, out: &mut File, spill_cap: u64) -> io::Resu
     let tail_max = room - head_max;
     let as_index = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
     // The same cuts as a spill's, read from the file a window at a time.
-    let window = head_window(as_index(head_max));
-    let start = window.start as u64;
-    let bytes = read_at(whole, start, window.len() as u64)?;
-    let head_end = match memchr::memrchr(b'\n', &bytes) {
-        Some(i) => start + i as u64 + 1,
-        None => {
-            let at = floor_boundary(&bytes, bytes.len().saturating_sub(1));
-            let at = if bytes.get(at) == Some(&b'\n') {
-                at + 1
-            } else {
-                at
-            };
-            start + at as u64
-        }
-    };
-    let window = tail_window(as_index(len), as_index(tail_max));
-    let start = window.start as u64;
-    let bytes = read_at(whole, start, window.len() as u64)?;
-    let tail_start = match memchr::memchr(b'\n', &bytes) {
-        Some(i) => start + i as u64 + 1,
-        None => start + 1 + ceil_boundary(&bytes[1..], 0, bytes.len() - 1) as u64,
-    };
+    let head = head_window(as_index(head_max));
+    let bytes = read_at(whole, head.start as u64, head.len() as u64)?;
+    let head_end = (head.start + head_cut(&bytes)) as u64;
+    let tail = tail_window(as_index(len), as_index(tail_max));
+    let bytes = read_at(whole, tail.start as u64, tail.len() as u64)?;
+    let tail_start = (tail.start + tail_cut(&bytes)) as u64;
     let byte_at = |file: &mut File, at: u64| read_at(file, at, 1).map(|b| b.first().copied());
     let head_partial = head_end > 0 && byte_at(whole, head_end - 1)? != Some(b'\n');
     let tail_partial = byte_at(whole, tail_start - 1)? != Some(b'\n');

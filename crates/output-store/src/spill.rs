@@ -381,21 +381,12 @@ fn cut_points(body: &[u8], room: usize) -> (usize, usize) {
     let len = body.len();
     let head_max = room * 2 / 5;
     let tail_max = room - head_max;
-    let window = head_window(head_max);
-    let head_end = match memchr::memrchr(b'\n', &body[window.clone()]) {
-        Some(i) => window.start + i + 1,
-        // Inside a line; if only its newline would be cut, keep the newline too.
-        _ => match floor_boundary(body, head_max - 1) {
-            at if body[at] == b'\n' => at + 1,
-            at => at,
-        },
-    };
-    let window = tail_window(len, tail_max);
-    let tail_start = match memchr::memchr(b'\n', &body[window.clone()]) {
-        Some(i) => window.start + i + 1,
-        None => ceil_boundary(body, window.start + 1, len),
-    };
-    (head_end, tail_start)
+    let head = head_window(head_max);
+    let tail = tail_window(len, tail_max);
+    (
+        head.start + head_cut(&body[head.clone()]),
+        tail.start + tail_cut(&body[tail]),
+    )
 }
 
 /// How far from a cut a line boundary is looked for, at most: a streamed save reads no more
@@ -406,6 +397,21 @@ const NEAR: usize = 64 * 1024;
 /// bytes before its limit. The head ends after that newline, else on a code point.
 pub(crate) fn head_window(head_max: usize) -> std::ops::Range<usize> {
     head_max - (head_max / 2).min(NEAR)..head_max
+}
+
+/// Where, within the bytes of its [`head_window`], the head ends: after the last newline, else
+/// between characters at the window's end.
+pub(crate) fn head_cut(window: &[u8]) -> usize {
+    memchr::memrchr(b'\n', window).map_or_else(
+        || floor_boundary(window, window.len().saturating_sub(1)),
+        |i| i + 1,
+    )
+}
+
+/// Where, within the bytes of its [`tail_window`], the tail starts: after the first newline,
+/// else between characters after the window's first byte.
+pub(crate) fn tail_cut(window: &[u8]) -> usize {
+    memchr::memchr(b'\n', window).map_or_else(|| ceil_boundary(window, 1, window.len()), |i| i + 1)
 }
 
 /// Where the tail's first line start is looked for: from the byte before its limit (a newline

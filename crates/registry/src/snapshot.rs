@@ -206,7 +206,7 @@ impl Materialization {
         let store = &self.registry.store;
         // A change is signalled after it is made, so a quiet signal means no registration has
         // changed since this snapshot was read; only otherwise is the name looked up again.
-        if !self.since.quiet()
+        if !self.is_current()
             && self.registry.current(self.session.as_deref(), name) != Some(entry.id)
         {
             let message = format!("Stale tool call: {}", call.name);

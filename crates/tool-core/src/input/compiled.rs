@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::describe::{alternatives, bounds, choices, types};
+use super::describe::{alternatives, bounds, choices, dedup, types};
 use super::{ALIASES, IGNORED};
 
 /// One schema, compiled.
@@ -108,18 +108,6 @@ fn strings(value: Option<&Value>) -> Vec<String> {
         .filter_map(Value::as_str)
         .map(str::to_owned)
         .collect()
-}
-
-fn dedup(mut names: Vec<String>) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::with_capacity(names.len());
-    names.retain(|name| {
-        let new = !seen.contains(name);
-        if new {
-            seen.push(name.clone());
-        }
-        new
-    });
-    names
 }
 
 /// The size and range bounds of a schema: string lengths in characters, array lengths, and

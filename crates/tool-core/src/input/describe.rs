@@ -33,14 +33,17 @@ pub(crate) fn types(schema: &Value) -> Option<Vec<&'static str>> {
     Some(dedup(all))
 }
 
-fn dedup(mut names: Vec<&'static str>) -> Vec<&'static str> {
-    let mut seen = Vec::with_capacity(names.len());
-    names.retain(|name| {
-        let new = !seen.contains(name);
-        seen.push(name);
-        new
-    });
-    names
+/// `items` without repeats, the first of each kept in order.
+pub(crate) fn dedup<T: PartialEq>(mut items: Vec<T>) -> Vec<T> {
+    let mut kept = 0;
+    for i in 0..items.len() {
+        if !items[..kept].contains(&items[i]) {
+            items.swap(kept, i);
+            kept += 1;
+        }
+    }
+    items.truncate(kept);
+    items
 }
 
 fn type_name(name: &str) -> Option<&'static str> {

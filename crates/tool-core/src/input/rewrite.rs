@@ -12,11 +12,7 @@ use super::{FieldPath, Problem};
 /// True when [`apply`] would change `value` (asked of the compiled schema, since it is asked
 /// of every call whose survey found a problem; see `check`).
 pub(crate) fn needed(value: &Value, node: &Node) -> bool {
-    if node
-        .types
-        .as_deref()
-        .is_some_and(|wanted| coerced(value, wanted).is_some())
-    {
+    if coerced(value, node).is_some() {
         return true;
     }
     match value {
@@ -51,11 +47,7 @@ fn absent_field(field: &Value, property: &Property) -> bool {
 /// Renames aliases, drops declared ignored fields and absent-meaning nulls, and decodes
 /// harmless value mistakes, in place. Two spellings of one field are an error.
 pub(crate) fn apply(value: &mut Value, node: &Node, path: &FieldPath<'_>) -> Result<(), Problem> {
-    if let Some(fixed) = node
-        .types
-        .as_deref()
-        .and_then(|wanted| coerced(value, wanted))
-    {
+    if let Some(fixed) = coerced(value, node) {
         *value = fixed;
     }
     match value {
@@ -136,10 +128,11 @@ fn rename_aliases(
     Ok(())
 }
 
-/// The value the model meant when `value` is a harmless mistake for `schema`: a string where
+/// The value the model meant when `value` is a harmless mistake for `node`: a string where
 /// the schema accepts no string but a number, a boolean, an array or an object that the string
 /// spells; or a whole number written with a fraction where an integer is expected.
-fn coerced(value: &Value, wanted: &[&str]) -> Option<Value> {
+fn coerced(value: &Value, node: &Node) -> Option<Value> {
+    let wanted = node.types.as_deref()?;
     match value {
         Value::String(text) if !wanted.contains(&"string") => {
             let text = text.trim();
