@@ -77,7 +77,7 @@ pub use error::StoreError;
 pub use page::{Dropped, Page, PageLimits};
 pub use redact::{MIN_SECRET_BYTES, REDACTED};
 pub use reference::{OutputRef, SCHEME};
-pub use store::{DroppedBytes, ManagedOutput, OutputStore};
+pub use store::{DroppedBytes, ManagedOutput, OutputStore, Redactions};
 /// The default limits, defined once in tool-core because every call's `Context` carries them.
 pub use tackle_tool_core::{MAX_BYTES, MAX_LINES, MAX_STRUCTURED_BYTES};
 

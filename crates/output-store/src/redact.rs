@@ -8,6 +8,7 @@
 //! - the values are matched in one pass (Aho-Corasick, leftmost-longest, so a value that
 //!   contains another is replaced whole); with no values nothing is scanned.
 
+use std::borrow::Cow;
 use std::io::{self, Read, Write};
 
 use aho_corasick::{AhoCorasick, MatchKind};
@@ -29,6 +30,9 @@ pub(crate) struct Redactor {
     broken: bool,
     /// The length of the longest value: how much a streamed redaction keeps back.
     longest: usize,
+    /// Some value holds a character that compact JSON escapes (`"`, `\\`, a control
+    /// character): its escaped form is not the value, so JSON text cannot be searched for it.
+    escaped_in_json: bool,
 }
 
 impl Redactor {
@@ -43,6 +47,9 @@ impl Redactor {
             return Self::default();
         }
         let longest = patterns.iter().map(|p| p.len()).max().unwrap_or(0);
+        let escaped_in_json = patterns
+            .iter()
+            .any(|p| p.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20));
         match AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
             .build(&patterns)
@@ -51,31 +58,51 @@ impl Redactor {
                 matcher: Some(matcher),
                 broken: false,
                 longest,
+                escaped_in_json,
             },
             Err(_) => Self {
                 matcher: None,
                 broken: true,
                 longest,
+                escaped_in_json,
             },
+        }
+    }
+
+    /// `text` redacted: borrowed when no value occurs in it.
+    pub(crate) fn redacted<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.broken {
+            return Cow::Owned(REDACTED.to_owned());
+        }
+        match &self.matcher {
+            Some(matcher) if matcher.is_match(text) => {
+                let mut out = String::with_capacity(text.len());
+                matcher.replace_all_with(text, &mut out, |_, _, dst| {
+                    dst.push_str(REDACTED);
+                    true
+                });
+                Cow::Owned(out)
+            }
+            _ => Cow::Borrowed(text),
+        }
+    }
+
+    /// Whether a value may occur in a string of `json`, compact JSON as `serde_json` writes
+    /// it. `false` means no string of it needs redacting: a value without characters that
+    /// JSON escapes is written as itself, so a string holding it puts it in the text.
+    pub(crate) fn may_occur_in_json(&self, json: &[u8]) -> bool {
+        match &self.matcher {
+            _ if self.broken => true,
+            None => false,
+            Some(matcher) => self.escaped_in_json || matcher.is_match(json),
         }
     }
 
     /// Redacts `text` in place.
     pub(crate) fn text(&self, text: &mut String) {
-        if self.broken {
-            REDACTED.clone_into(text);
-            return;
+        if let Cow::Owned(out) = self.redacted(text) {
+            *text = out;
         }
-        let Some(matcher) = &self.matcher else { return };
-        if !matcher.is_match(text.as_str()) {
-            return;
-        }
-        let mut out = String::with_capacity(text.len());
-        matcher.replace_all_with(text, &mut out, |_, _, dst| {
-            dst.push_str(REDACTED);
-            true
-        });
-        *text = out;
     }
 
     /// Redacts raw bytes (which need not be UTF-8) in place.
@@ -238,6 +265,23 @@ mod tests {
             value,
             json!({"[REDACTED]": ["x [REDACTED]", {"k": "[REDACTED]"}], "n": 1})
         );
+    }
+
+    #[test]
+    fn json_text_is_searched_only_for_values_it_writes_as_themselves() {
+        let plain = redactor(&["hunter2hunter2"]);
+        let text = serde_json::to_vec(&json!({"command": "echo hunter2hunter2"})).unwrap();
+        assert!(plain.may_occur_in_json(&text));
+        assert!(!plain.may_occur_in_json(br#"{"command":"ls"}"#));
+        assert_eq!(plain.redacted("a hunter2hunter2"), "a [REDACTED]");
+        assert!(matches!(plain.redacted("nothing here"), Cow::Borrowed(_)));
+        // A value JSON escapes may hide behind its escapes: every text may hold it.
+        let quoted = redactor(&["pass\"word1"]);
+        let text = serde_json::to_vec(&json!({"command": "echo pass\"word1"})).unwrap();
+        assert!(!text.windows(10).any(|w| w == b"pass\"word1"));
+        assert!(quoted.may_occur_in_json(&text));
+        assert!(quoted.may_occur_in_json(br#"{"command":"ls"}"#));
+        assert!(!redactor(&[]).may_occur_in_json(&text));
     }
 
     #[test]

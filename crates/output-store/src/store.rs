@@ -18,6 +18,24 @@ use crate::{StoreConfig, StoreError};
 /// A full sweep (retention and quota) runs at most this often on the spill path.
 const SWEEP_INTERVAL: Duration = Duration::from_secs(60 * 60);
 
+/// A snapshot of the values a store redacts ([`OutputStore::redactions`]).
+#[derive(Clone, Debug)]
+pub struct Redactions(Arc<Redactor>);
+
+impl Redactions {
+    /// `text` with every value replaced by [`REDACTED`](crate::REDACTED); borrowed when none
+    /// occurs in it.
+    pub fn text<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        self.0.redacted(text)
+    }
+
+    /// Whether some string of `json` (compact JSON as `serde_json` writes it) may hold a
+    /// value. `false` is a promise: no string of it needs redacting.
+    pub fn may_occur_in_json(&self, json: &[u8]) -> bool {
+        self.0.may_occur_in_json(json)
+    }
+}
+
 /// The output store: bounds tool outputs and keeps the full text of large ones as managed
 /// outputs. A cheap `Clone` handle; all clones share one state. The API is synchronous (it
 /// does file I/O on the spill path only); async hosts call it from a blocking context.
@@ -95,6 +113,12 @@ impl OutputStore {
     /// Replaces every configured secret value in `text` (an error message, for example).
     pub fn redact_text(&self, text: &mut String) {
         self.redactor().text(text);
+    }
+
+    /// The values redacted now, for redacting many strings in a row (a batch of log records)
+    /// without looking the list up for each one. Values added later are not in it.
+    pub fn redactions(&self) -> Redactions {
+        Redactions(self.redactor())
     }
 
     /// Replaces every configured secret value in raw bytes.

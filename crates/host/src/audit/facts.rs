@@ -1,9 +1,13 @@
-//! What the settling thread hands the writer: a call's raw facts, copied into a reused slot.
+//! What the settling thread hands the writer: a call's or a decision's raw facts, copied into
+//! a reused slot.
 //!
 //! Keeping a record costs the caller only copies into buffers that already have room (slots
 //! come back from the writer with their capacity), never an allocation or a formatted value
-//! in the common case; the writer builds, redacts and writes the JSON record.
+//! in the common case; the writer builds, redacts and writes the JSON record. Nothing the
+//! caller allocated is freed by the writer either: a memory allocator's lists are shared
+//! between threads, and freeing across them in every call slows the calls.
 
+use std::fmt::Write as _;
 use std::io;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -26,9 +30,7 @@ const EDIT_ACTION: &str = "edit";
 /// One queued record.
 pub(crate) enum Entry {
     Call(Box<CallFacts>),
-    /// Decisions are rarer than calls and already cost a rule evaluation: the caller clones
-    /// it. With the time it was made.
-    Decision(Box<Decision>, u64),
+    Decision(Box<DecisionFacts>),
 }
 
 /// How the call's input travels.
@@ -102,6 +104,56 @@ impl CallFacts {
     }
 }
 
+/// The facts of one permission decision.
+#[derive(Debug, Default)]
+pub(crate) struct DecisionFacts {
+    pub(crate) time_ms: u64,
+    pub(crate) session: String,
+    pub(crate) agent: String,
+    pub(crate) call_id: String,
+    pub(crate) action: String,
+    pub(crate) resources: Vec<String>,
+    pub(crate) effect: &'static str,
+    /// A rule decided: `rule_action`, `rule_resource`, `rule_effect` and `origin` say which.
+    pub(crate) ruled: bool,
+    pub(crate) rule_action: String,
+    pub(crate) rule_resource: String,
+    pub(crate) rule_effect: &'static str,
+    pub(crate) origin: String,
+    pub(crate) reply: Option<&'static str>,
+    pub(crate) verdict: &'static str,
+}
+
+impl DecisionFacts {
+    /// Copies `decision`'s facts into this slot.
+    pub(crate) fn fill(&mut self, decision: &Decision) {
+        self.time_ms = shape::now_ms();
+        copy(&mut self.session, &decision.session_id);
+        copy(&mut self.agent, &decision.agent);
+        copy(&mut self.call_id, &decision.call_id);
+        copy(&mut self.action, &decision.action);
+        self.resources.truncate(decision.resources.len());
+        for (at, resource) in decision.resources.iter().enumerate() {
+            match self.resources.get_mut(at) {
+                Some(slot) => copy(slot, resource),
+                None => self.resources.push(resource.clone()),
+            }
+        }
+        self.effect = decision.effect.as_str();
+        let by = decision.deciding().and_then(|e| e.decided_by.as_ref());
+        self.ruled = by.is_some();
+        if let Some(by) = by {
+            copy(&mut self.rule_action, &by.rule.action);
+            copy(&mut self.rule_resource, &by.rule.resource);
+            self.rule_effect = by.rule.effect.as_str();
+            self.origin.clear();
+            let _ = write!(self.origin, "{}", by.origin);
+        }
+        self.reply = decision.reply_kind();
+        self.verdict = decision.verdict.as_str();
+    }
+}
+
 fn copy(to: &mut String, from: &str) {
     to.clear();
     to.push_str(from);
@@ -123,19 +175,32 @@ impl io::Write for Capped<'_> {
     }
 }
 
-/// Emptied slots, handed back by the writer for the next calls.
-#[derive(Default)]
-pub(crate) struct Pool {
-    #[expect(
-        clippy::vec_box,
-        reason = "a slot moves between the queue and the pool as one pointer"
-    )]
-    free: Mutex<Vec<Box<CallFacts>>>,
+/// A slot's strings past this capacity are let go when it waits in a pool.
+const KEEP: usize = 256;
+
+/// What a slot lets go of before it waits for the next call: no buffer stays large, nothing
+/// rare stays allocated.
+pub(crate) trait Slot: Default {
+    fn shrink(&mut self);
 }
 
-impl Pool {
+/// Emptied slots of one kind, handed back by the writer for the next calls.
+pub(crate) struct Pool<T> {
+    /// Boxed: a slot moves between the queue and the pool as one pointer.
+    free: Mutex<Vec<Box<T>>>,
+}
+
+impl<T> Default for Pool<T> {
+    fn default() -> Self {
+        Self {
+            free: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl<T: Slot> Pool<T> {
     /// A slot with room, or a new one (while the pool warms up, or when every slot is queued).
-    pub(crate) fn take(&self) -> Box<CallFacts> {
+    pub(crate) fn take(&self) -> Box<T> {
         self.free
             .lock()
             .ok()
@@ -143,27 +208,45 @@ impl Pool {
             .unwrap_or_default()
     }
 
-    /// Gives `slots` back, keeping at most `max` of them; a slot that held an unusually long
-    /// string gives that memory back first.
-    pub(crate) fn give(&self, slots: impl IntoIterator<Item = Box<CallFacts>>, max: usize) {
+    /// Gives `slot` back, keeping at most `max` waiting.
+    pub(crate) fn give(&self, mut slot: Box<T>, max: usize) {
         let Ok(mut free) = self.free.lock() else {
             return;
         };
-        for mut slot in slots {
-            if free.len() >= max {
-                break;
-            }
+        if free.len() < max {
             slot.shrink();
             free.push(slot);
         }
     }
 }
 
-impl CallFacts {
-    /// Lets go of what a waiting slot should not hold: no buffer stays large, nothing rare
-    /// stays allocated.
+/// The slots of both kinds of record.
+#[derive(Default)]
+pub(crate) struct Pools {
+    pub(crate) calls: Pool<CallFacts>,
+    pub(crate) decisions: Pool<DecisionFacts>,
+}
+
+impl Pools {
+    /// Gives back the slots of `entries`, keeping at most `max` of each kind.
+    pub(crate) fn give(&self, entries: impl IntoIterator<Item = Entry>, max: usize) {
+        for entry in entries {
+            match entry {
+                Entry::Call(slot) => self.calls.give(slot, max),
+                Entry::Decision(slot) => self.decisions.give(slot, max),
+            }
+        }
+    }
+}
+
+fn shrink_text(text: &mut String) {
+    if text.capacity() > KEEP {
+        *text = String::new();
+    }
+}
+
+impl Slot for CallFacts {
     fn shrink(&mut self) {
-        const KEEP: usize = 256;
         for text in [
             &mut self.session,
             &mut self.agent,
@@ -171,9 +254,7 @@ impl CallFacts {
             &mut self.tool,
             &mut self.settled_as,
         ] {
-            if text.capacity() > KEEP {
-                *text = String::new();
-            }
+            shrink_text(text);
         }
         if self.json.capacity() > INLINE_INPUT {
             self.json = Vec::new();
@@ -181,5 +262,24 @@ impl CallFacts {
         self.input = Input::Json;
         self.references = Vec::new();
         self.error = None;
+    }
+}
+
+impl Slot for DecisionFacts {
+    fn shrink(&mut self) {
+        for text in [
+            &mut self.session,
+            &mut self.agent,
+            &mut self.call_id,
+            &mut self.action,
+            &mut self.rule_action,
+            &mut self.rule_resource,
+            &mut self.origin,
+        ] {
+            shrink_text(text);
+        }
+        // Most requests name one resource.
+        self.resources.truncate(1);
+        self.resources.iter_mut().for_each(shrink_text);
     }
 }

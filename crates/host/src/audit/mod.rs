@@ -38,7 +38,7 @@ use tackle_permission::{Decision, DecisionObserver};
 use tackle_registry::{SettleObserver, SettleRecord};
 
 use crate::config::Config;
-use facts::{Entry, Pool};
+use facts::{Entry, Pools};
 
 pub use read::{AuditLine, parse_line, read_log};
 pub use writer::rotated as rotated_path;
@@ -72,7 +72,7 @@ struct Shared {
     queue: Option<SyncSender<Entry>>,
     dropped: Arc<AtomicU64>,
     /// Slots the writer emptied, for the next calls.
-    pool: Arc<Pool>,
+    pools: Arc<Pools>,
     writer: Option<JoinHandle<()>>,
     path: PathBuf,
 }
@@ -102,9 +102,9 @@ impl AuditLog {
     fn start(target: writer::Target, store: OutputStore) -> Option<Self> {
         let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE);
         let dropped = Arc::new(AtomicU64::new(0));
-        let pool = Arc::new(Pool::default());
+        let pools = Arc::new(Pools::default());
         let path = target.path.clone();
-        let writer = writer::Writer::new(target, store, Arc::clone(&dropped), Arc::clone(&pool));
+        let writer = writer::Writer::new(target, store, Arc::clone(&dropped), Arc::clone(&pools));
         let spawned = std::thread::Builder::new()
             .name("tackle-audit".into())
             .spawn(move || writer.run(&receiver));
@@ -119,7 +119,7 @@ impl AuditLog {
             shared: Arc::new(Shared {
                 queue: Some(sender),
                 dropped,
-                pool,
+                pools,
                 writer: Some(handle),
                 path,
             }),
@@ -147,7 +147,7 @@ impl AuditLog {
 
 impl SettleObserver for AuditLog {
     fn settled(&self, record: &SettleRecord<'_>) {
-        let mut slot = self.shared.pool.take();
+        let mut slot = self.shared.pools.calls.take();
         slot.fill(record);
         self.offer(Entry::Call(slot));
     }
@@ -155,7 +155,9 @@ impl SettleObserver for AuditLog {
 
 impl DecisionObserver for AuditLog {
     fn decided(&self, decision: &Decision) {
-        self.offer(Entry::Decision(Box::new(decision.clone()), shape::now_ms()));
+        let mut slot = self.shared.pools.decisions.take();
+        slot.fill(decision);
+        self.offer(Entry::Decision(slot));
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 /// A string input longer than this is recorded by its shape alone.
-const MAX_INPUT_STRING: usize = 1024;
+pub(crate) const MAX_INPUT_STRING: usize = 1024;
 
 /// Input fields that name a file: kept as they are, also for the tools that write files.
 const PATH_FIELDS: &[&str] = &["path", "filePath", "file_path"];

@@ -14,8 +14,8 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use tackle_output_store::OutputStore;
 
-use super::facts::{Entry, Pool};
-use super::{record, shape};
+use super::facts::{Entry, Pools};
+use super::record;
 
 /// Records taken from the queue per write.
 const BATCH: usize = 256;
@@ -46,7 +46,7 @@ pub(crate) struct Writer {
     /// Records the queue had no room for; shared with the senders.
     dropped: Arc<AtomicU64>,
     /// Where emptied slots go back to.
-    pool: Arc<Pool>,
+    pools: Arc<Pools>,
     /// Records lost to a failed write, told in the next gap record.
     lost: u64,
     file: Option<File>,
@@ -61,13 +61,13 @@ impl Writer {
         target: Target,
         store: OutputStore,
         dropped: Arc<AtomicU64>,
-        pool: Arc<Pool>,
+        pools: Arc<Pools>,
     ) -> Self {
         Self {
             target,
             store,
             dropped,
-            pool,
+            pools,
             lost: 0,
             file: None,
             next_seq: 1,
@@ -80,7 +80,6 @@ impl Writer {
     pub(crate) fn run(mut self, queue: &Receiver<Entry>) {
         let mut idle = 0;
         let mut entries = Vec::with_capacity(BATCH);
-        let mut slots = Vec::with_capacity(BATCH);
         loop {
             let first = if idle >= IDLE_POLLS {
                 match queue.recv() {
@@ -106,30 +105,18 @@ impl Writer {
                     Err(_) => break,
                 }
             }
-            let mut batch = Vec::with_capacity(entries.len());
-            for entry in entries.drain(..) {
-                match entry {
-                    Entry::Call(mut facts) => {
-                        batch.push(record::call(&mut facts));
-                        slots.push(facts);
-                    }
-                    Entry::Decision(decision, time_ms) => {
-                        batch.push(record::decision(&decision, time_ms));
-                    }
-                }
-            }
-            self.pool.give(slots.drain(..), super::QUEUE);
-            self.write(batch);
+            self.write(&mut entries);
+            self.pools.give(entries.drain(..), super::QUEUE);
         }
         // The queue may have refused records after the last write.
         if self.dropped.load(Ordering::Relaxed) > 0 || self.lost > 0 {
-            self.write(Vec::new());
+            self.write(&mut Vec::new());
         }
     }
 
-    fn write(&mut self, batch: Vec<Map<String, Value>>) {
-        let count = batch.len() as u64;
-        if let Err(err) = self.append(batch) {
+    fn write(&mut self, entries: &mut [Entry]) {
+        let count = entries.len() as u64;
+        if let Err(err) = self.append(entries) {
             self.lost += count;
             // The file is reopened next time: the disk may have room again, the directory
             // may be back.
@@ -147,7 +134,7 @@ impl Writer {
         }
     }
 
-    fn append(&mut self, batch: Vec<Map<String, Value>>) -> io::Result<()> {
+    fn append(&mut self, entries: &mut [Entry]) -> io::Result<()> {
         self.lock_file()?;
         let file = self
             .file
@@ -171,12 +158,16 @@ impl Writer {
         }
         let dropped = self.dropped.swap(0, Ordering::Relaxed) + std::mem::take(&mut self.lost);
         if dropped > 0 {
-            let mut gap = record::start("gap", shape::now_ms());
-            gap.insert("dropped".into(), dropped.into());
-            self.push(&mut text, gap);
+            record::gap(&mut text, self.take_seq(), dropped);
         }
-        for record in batch {
-            self.push(&mut text, record);
+        // One look at the redaction list for the whole batch.
+        let redactions = self.store.redactions();
+        for entry in entries.iter_mut() {
+            let seq = self.take_seq();
+            match entry {
+                Entry::Call(facts) => record::call(&mut text, seq, facts, &redactions),
+                Entry::Decision(facts) => record::decision(&mut text, seq, facts, &redactions),
+            }
         }
         let file = self
             .file
@@ -200,15 +191,10 @@ impl Writer {
         Ok(())
     }
 
-    fn push(&mut self, text: &mut Vec<u8>, mut record: Map<String, Value>) {
-        record.insert("seq".into(), self.next_seq.into());
+    /// The next record's number.
+    fn take_seq(&mut self) -> u64 {
         self.next_seq += 1;
-        for value in record.values_mut() {
-            redact(&self.store, value);
-        }
-        // Serializing a map of JSON values cannot fail.
-        let _ = serde_json::to_writer(&mut *text, &record);
-        text.push(b'\n');
+        self.next_seq - 1
     }
 
     /// The log, open for appending and locked; reopened when it was rotated or replaced.
@@ -311,16 +297,6 @@ fn last_rotated_seq(path: &Path) -> u64 {
     last_seq(&mut file, len).map_or(0, |(last, _)| last)
 }
 
-/// Replaces the host's secret values in every string of `value`.
-fn redact(store: &OutputStore, value: &mut Value) {
-    match value {
-        Value::String(text) => store.redact_text(text),
-        Value::Array(items) => items.iter_mut().for_each(|item| redact(store, item)),
-        Value::Object(map) => map.values_mut().for_each(|item| redact(store, item)),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::mpsc::sync_channel;
@@ -398,12 +374,12 @@ mod tests {
         let log = blocker.join("audit.jsonl");
         let dropped = Arc::new(AtomicU64::new(0));
         let mut writer = writer(dir.path(), log.clone(), &dropped);
-        writer.write(vec![record::call(&mut call("a"))]);
-        writer.write(vec![record::call(&mut call("b"))]);
+        writer.write(&mut [Entry::Call(call("a"))]);
+        writer.write(&mut [Entry::Call(call("b"))]);
         assert!(writer.warned);
         assert_eq!(writer.lost, 2);
         std::fs::remove_file(&blocker).unwrap();
-        writer.write(vec![record::call(&mut call("c"))]);
+        writer.write(&mut [Entry::Call(call("c"))]);
         let lines = lines(&log);
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert_eq!(lines[0]["kind"], "gap");
