@@ -196,7 +196,14 @@ fn decode_line(raw: &[u8], cut: bool) -> Result<(String, bool), usize> {
         }
         Err(err) => return Err(err.valid_up_to()),
     };
-    match text.char_indices().nth(MAX_LINE_CHARS) {
+    // A line of no more bytes than the limit has no more characters either: only a longer
+    // one is walked character by character.
+    let past_limit = if text.len() > MAX_LINE_CHARS {
+        text.char_indices().nth(MAX_LINE_CHARS)
+    } else {
+        None
+    };
+    match past_limit {
         Some((at, _)) => Ok((format!("{}{LINE_TRUNCATED}", &text[..at]), true)),
         None if cut => Ok((format!("{text}{LINE_TRUNCATED}"), true)),
         None => Ok((text.to_owned(), false)),

@@ -124,3 +124,27 @@ fn content_lengths() {
 fn the_truncation_note_names_the_line_limit() {
     assert!(LINE_TRUNCATED.contains(&format!(" {MAX_LINE_CHARS} chars")));
 }
+
+#[test]
+fn a_line_is_clamped_by_characters_not_bytes() {
+    let at_limit = "é".repeat(MAX_LINE_CHARS);
+    assert_eq!(
+        decode_line(at_limit.as_bytes(), false),
+        Ok((at_limit, false))
+    );
+    let ascii = "a".repeat(MAX_LINE_CHARS);
+    assert_eq!(
+        decode_line(ascii.as_bytes(), false),
+        Ok((ascii.clone(), false))
+    );
+    let over = "é".repeat(MAX_LINE_CHARS + 1);
+    let (shown, clamped) = decode_line(over.as_bytes(), false).unwrap();
+    assert!(clamped);
+    assert_eq!(
+        shown,
+        format!("{}{LINE_TRUNCATED}", "é".repeat(MAX_LINE_CHARS))
+    );
+    let (shown, clamped) = decode_line(format!("{ascii}b").as_bytes(), false).unwrap();
+    assert!(clamped);
+    assert_eq!(shown, format!("{ascii}{LINE_TRUNCATED}"));
+}
