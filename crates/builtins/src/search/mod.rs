@@ -43,3 +43,11 @@ pub use scope::SearchSettings;
 
 pub(crate) use budget::Budget;
 pub(crate) use scope::Services;
+
+/// The machine's parallelism, looked up once per process: the lookup reads the cgroup's CPU
+/// quota from `/proc` and `/sys` each time, which cost a search of a small tree more than its
+/// walk.
+fn parallelism() -> usize {
+    static PARALLELISM: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *PARALLELISM.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}

@@ -54,24 +54,16 @@ pub(crate) fn verified<F: Walked + Send + Sync>(
     let threads = if files.len() < PARALLEL_FILES {
         1
     } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+        super::parallelism().min(4)
     };
     let share = groups.len().div_ceil(threads).max(1);
     let mut shown = vec![false; files.len()];
-    #[expect(
-        clippy::needless_collect,
-        reason = "every worker starts before the first is joined"
-    )]
-    let passed: Vec<Vec<usize>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = groups
-            .chunks(share)
-            .map(|part| scope.spawn(|| check(&files, part, boundary)))
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join().unwrap_or_default())
-            .collect()
-    });
+    let passed: Vec<Vec<usize>> = if threads == 1 {
+        // No thread for one share: starting one costs more than checking a few files.
+        vec![check(&files, &groups, boundary)]
+    } else {
+        checked_in_parallel(&files, &groups, share, boundary)
+    };
     for index in passed.into_iter().flatten() {
         shown[index] = true;
     }
@@ -83,6 +75,26 @@ pub(crate) fn verified<F: Walked + Send + Sync>(
         .collect();
     let dropped = before - kept.len();
     (kept, dropped)
+}
+
+/// [`check`] on one thread per `share` of `groups`.
+fn checked_in_parallel<F: Walked + Sync>(
+    files: &[F],
+    groups: &[&[usize]],
+    share: usize,
+    boundary: &Path,
+) -> Vec<Vec<usize>> {
+    std::thread::scope(|scope| {
+        // Collected first: every worker starts before the first is joined.
+        let workers: Vec<_> = groups
+            .chunks(share)
+            .map(|part| scope.spawn(|| check(files, part, boundary)))
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().unwrap_or_default())
+            .collect()
+    })
 }
 
 /// The indices in `groups` (each the files of one directory) whose files pass the check.

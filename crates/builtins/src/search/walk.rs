@@ -78,7 +78,10 @@ pub(crate) fn parallel(
         .git_exclude(true)
         .parents(true)
         .require_git(false)
-        .follow_links(true);
+        .follow_links(true)
+        // As many walkers as the walker's own default (at most 12), without asking the system
+        // again on every walk.
+        .threads(super::parallelism().min(12));
     let boundary = boundary.to_path_buf();
     let sink = Arc::clone(&rejected);
     builder.filter_entry(move |entry| keep(entry, &boundary, &sink));
