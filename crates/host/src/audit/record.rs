@@ -89,14 +89,38 @@ fn redact(redactions: &Redactions, value: &mut Value) {
     }
 }
 
+/// The fields every record starts with.
 #[derive(Serialize)]
-struct CallRecord<'a> {
+struct Head {
     seq: u64,
     time_ms: u64,
     kind: &'static str,
+}
+
+/// Who made a call or a permission request.
+#[derive(Serialize)]
+struct Caller<'a> {
     session: Text<'a>,
     agent: Text<'a>,
     call_id: Text<'a>,
+}
+
+impl<'a> Caller<'a> {
+    fn of(session: &'a str, agent: &'a str, call_id: &'a str, redactions: &'a Redactions) -> Self {
+        Self {
+            session: Text::of(session, redactions),
+            agent: Text::of(agent, redactions),
+            call_id: Text::of(call_id, redactions),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct CallRecord<'a> {
+    #[serde(flatten)]
+    head: Head,
+    #[serde(flatten)]
+    caller: Caller<'a>,
     tool: Text<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     settled_as: Option<Text<'a>>,
@@ -121,12 +145,10 @@ struct RuleRecord<'a> {
 
 #[derive(Serialize)]
 struct DecisionRecord<'a> {
-    seq: u64,
-    time_ms: u64,
-    kind: &'static str,
-    session: Text<'a>,
-    agent: Text<'a>,
-    call_id: Text<'a>,
+    #[serde(flatten)]
+    head: Head,
+    #[serde(flatten)]
+    caller: Caller<'a>,
     action: Text<'a>,
     resources: Vec<Text<'a>>,
     effect: &'static str,
@@ -141,9 +163,8 @@ struct DecisionRecord<'a> {
 
 #[derive(Serialize)]
 struct GapRecord {
-    seq: u64,
-    time_ms: u64,
-    kind: &'static str,
+    #[serde(flatten)]
+    head: Head,
     dropped: u64,
 }
 
@@ -160,12 +181,12 @@ pub(crate) fn call(out: &mut Vec<u8>, seq: u64, facts: &mut CallFacts, redaction
     let facts = &*facts;
     let millis = facts.duration.as_secs_f64() * 1000.0;
     let record = CallRecord {
-        seq,
-        time_ms: facts.time_ms,
-        kind: "call",
-        session: Text::of(&facts.session, redactions),
-        agent: Text::of(&facts.agent, redactions),
-        call_id: Text::of(&facts.call_id, redactions),
+        head: Head {
+            seq,
+            time_ms: facts.time_ms,
+            kind: "call",
+        },
+        caller: Caller::of(&facts.session, &facts.agent, &facts.call_id, redactions),
         tool: Text::of(&facts.tool, redactions),
         settled_as: (!facts.settled_as.is_empty()).then(|| Text::of(&facts.settled_as, redactions)),
         input: InputRecord::of(input, &facts.json, facts.edits, redactions),
@@ -195,12 +216,12 @@ pub(crate) fn decision(
     redactions: &Redactions,
 ) {
     let record = DecisionRecord {
-        seq,
-        time_ms: facts.time_ms,
-        kind: "decision",
-        session: Text::of(&facts.session, redactions),
-        agent: Text::of(&facts.agent, redactions),
-        call_id: Text::of(&facts.call_id, redactions),
+        head: Head {
+            seq,
+            time_ms: facts.time_ms,
+            kind: "decision",
+        },
+        caller: Caller::of(&facts.session, &facts.agent, &facts.call_id, redactions),
         action: Text::of(&facts.action, redactions),
         resources: facts
             .resources
@@ -223,9 +244,11 @@ pub(crate) fn decision(
 /// Appends a `gap` record: `dropped` records were lost before it.
 pub(crate) fn gap(out: &mut Vec<u8>, seq: u64, dropped: u64) {
     let record = GapRecord {
-        seq,
-        time_ms: shape::now_ms(),
-        kind: "gap",
+        head: Head {
+            seq,
+            time_ms: shape::now_ms(),
+            kind: "gap",
+        },
         dropped,
     };
     line(out, &record);
