@@ -10,7 +10,10 @@ use std::path::Path;
 const OVERHEAD: usize = 12;
 
 fn save(dir: &Path, body: &[u8], cap: u64) -> OutputRef {
-    spill::write(dir, "s", "c", body, cap).unwrap().reference
+    let directory = spill::open_dir(dir).unwrap();
+    spill::write(&directory, dir, "s", "c", body, cap)
+        .unwrap()
+        .reference
 }
 
 fn page(dir: &Path, reference: &OutputRef, offset: usize, lines: usize, bytes: usize) -> Page {

@@ -4,6 +4,7 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::fd::OwnedFd;
 use std::path::Path;
 
 use rustix::fs::AtFlags;
@@ -15,8 +16,10 @@ use crate::spill::{self, CapHeader, Written, head_cut, head_window, tail_cut, ta
 
 const CHUNK: usize = 256 * 1024;
 
-/// Writes `source`, redacted, as a new managed output in `dir` (which must exist).
+/// Writes `source`, redacted, as a new managed output in the managed `directory` (`dir`,
+/// open).
 pub(crate) fn write(
+    directory: &OwnedFd,
     dir: &Path,
     session_id: &str,
     call_id: &str,
@@ -24,16 +27,15 @@ pub(crate) fn write(
     spill_cap: u64,
     redactor: &Redactor,
 ) -> Result<Written, StoreError> {
-    let directory = spill::open_dir(dir)?;
     let failed = |reference: &OutputRef, source: io::Error| {
-        let _ = rustix::fs::unlinkat(&directory, reference.file_name(), AtFlags::empty());
+        let _ = rustix::fs::unlinkat(directory, reference.file_name(), AtFlags::empty());
         StoreError::Write {
             call_id: call_id.to_owned(),
             path: dir.join(reference.file_name()),
             source,
         }
     };
-    let (full, file) = spill::create(&directory, dir, session_id, call_id, Layout::Full)?;
+    let (full, file) = spill::create(directory, dir, session_id, call_id, Layout::Full)?;
     let mut counted = Counting::new(BufWriter::new(file));
     let written = redactor
         .stream(source, &mut counted)
@@ -52,16 +54,16 @@ pub(crate) fn write(
     }
     // Too large for one file: keep its head and tail in a capped one, then drop the full one.
     let mut whole = spill::open(dir, &full)?;
-    let (capped, mut out) =
-        match spill::create(&directory, dir, session_id, call_id, Layout::Capped) {
-            Ok(created) => created,
-            Err(err) => {
-                let _ = rustix::fs::unlinkat(&directory, full.file_name(), AtFlags::empty());
-                return Err(err);
-            }
-        };
+    let (capped, mut out) = match spill::create(directory, dir, session_id, call_id, Layout::Capped)
+    {
+        Ok(created) => created,
+        Err(err) => {
+            let _ = rustix::fs::unlinkat(directory, full.file_name(), AtFlags::empty());
+            return Err(err);
+        }
+    };
     let result = recut(&mut whole, bytes, &mut out, spill_cap);
-    let _ = rustix::fs::unlinkat(&directory, full.file_name(), AtFlags::empty());
+    let _ = rustix::fs::unlinkat(directory, full.file_name(), AtFlags::empty());
     match result {
         Ok(file_bytes) => Ok(Written {
             reference: capped,

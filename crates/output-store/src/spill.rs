@@ -176,8 +176,9 @@ pub(crate) fn dir_exists(dir: &Path) -> Result<bool, StoreError> {
     }
 }
 
-/// Writes `body` to a new managed file in `dir` (which must exist).
+/// Writes `body` to a new managed file in the managed `directory` (`dir`, open).
 pub(crate) fn write(
+    directory: &OwnedFd,
     dir: &Path,
     session_id: &str,
     call_id: &str,
@@ -189,15 +190,7 @@ pub(crate) fn write(
     } else {
         Layout::Full
     };
-    let directory = open_dir(dir).map_err(|err| match err {
-        StoreError::Directory { path, source } => StoreError::Write {
-            call_id: call_id.to_owned(),
-            path,
-            source,
-        },
-        other => other,
-    })?;
-    let (reference, mut file) = create(&directory, dir, session_id, call_id, layout)?;
+    let (reference, mut file) = create(directory, dir, session_id, call_id, layout)?;
     let result = match layout {
         Layout::Full => write_full(&mut file, body),
         Layout::Capped => write_capped(&mut file, body, spill_cap),
@@ -211,7 +204,7 @@ pub(crate) fn write(
         Err(source) => {
             drop(file);
             // The partial file is useless and must not count against the quota.
-            let _ = rustix::fs::unlinkat(&directory, reference.file_name(), AtFlags::empty());
+            let _ = rustix::fs::unlinkat(directory, reference.file_name(), AtFlags::empty());
             Err(StoreError::Write {
                 call_id: call_id.to_owned(),
                 path: dir.join(reference.file_name()),
@@ -219,6 +212,19 @@ pub(crate) fn write(
             })
         }
     }
+}
+
+/// Opens the managed directory (see [`ensure_dir`]) for saving the output of `call_id`: an
+/// error says which call's output could not be saved.
+pub(crate) fn open_for_saving(dir: &Path, call_id: &str) -> Result<OwnedFd, StoreError> {
+    open_dir(dir).map_err(|err| match err {
+        StoreError::Directory { path, source } => StoreError::Write {
+            call_id: call_id.to_owned(),
+            path,
+            source,
+        },
+        other => other,
+    })
 }
 
 /// Opens the managed directory itself, refusing a symbolic link (`NotFound` when missing).

@@ -20,6 +20,24 @@ fn capped(body: &[u8], cap: u64) -> (CapHeader, Vec<u8>) {
     (header, out)
 }
 
+/// A spill into `dir` as the store makes one: the directory opened, then the output written.
+fn write(
+    dir: &Path,
+    session_id: &str,
+    call_id: &str,
+    body: &[u8],
+    cap: u64,
+) -> Result<Written, StoreError> {
+    super::write(
+        &open_for_saving(dir, call_id)?,
+        dir,
+        session_id,
+        call_id,
+        body,
+        cap,
+    )
+}
+
 #[test]
 fn headers_have_a_fixed_length_and_round_trip() {
     let header = CapHeader {

@@ -2,6 +2,7 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
+use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, SystemTime};
 
@@ -135,14 +136,17 @@ impl OutputStore {
     ) -> Result<Written, StoreError> {
         let config = &self.inner.config;
         spill::ensure_dir(&config.directory)?;
+        // One handle on the directory for the output and the upkeep after it.
+        let directory = spill::open_for_saving(&config.directory, call_id)?;
         let written = spill::write(
+            &directory,
             &config.directory,
             session_id,
             call_id,
             body,
             config.spill_cap,
         )?;
-        self.upkeep(&written);
+        self.upkeep(&directory, &written);
         Ok(written)
     }
 
@@ -159,7 +163,9 @@ impl OutputStore {
         let config = &self.inner.config;
         config.validate()?;
         spill::ensure_dir(&config.directory)?;
+        let directory = spill::open_for_saving(&config.directory, call_id)?;
         let written = crate::save::write(
+            &directory,
             &config.directory,
             session_id,
             call_id,
@@ -167,14 +173,14 @@ impl OutputStore {
             config.spill_cap,
             &self.redactor(),
         )?;
-        self.upkeep(&written);
+        self.upkeep(&directory, &written);
         Ok(written.reference)
     }
 
     /// Retention and quota after a spill: a full sweep when the directory's sweep record (shared
     /// by every process spilling there) is missing or an hour old, or when the bytes it records
     /// pass the quota; otherwise the record just counts the new output.
-    fn upkeep(&self, written: &Written) {
+    fn upkeep(&self, directory: &OwnedFd, written: &Written) {
         let config = &self.inner.config;
         let _serial = self
             .inner
@@ -182,12 +188,12 @@ impl OutputStore {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let now = SystemTime::now();
-        if let Some(record) = sweep_record::read(&config.directory)
+        if let Some(record) = sweep_record::read(directory)
             && record.age(now).is_some_and(|age| age < SWEEP_INTERVAL)
         {
             let bytes = record.bytes.saturating_add(written.file_bytes);
             if bytes <= config.quota {
-                sweep_record::write(&config.directory, SweepRecord { bytes, ..record });
+                sweep_record::write(directory, SweepRecord { bytes, ..record });
                 return;
             }
         }
@@ -214,7 +220,9 @@ impl OutputStore {
             swept_at: now,
             bytes: report.kept_bytes,
         };
-        sweep_record::write(&config.directory, record);
+        if let Ok(directory) = spill::open_dir(&config.directory) {
+            sweep_record::write(&directory, record);
+        }
         Ok(report)
     }
 
@@ -308,9 +316,11 @@ impl OutputStore {
             .upkeep
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(record) = sweep_record::read(directory) {
+        if let Ok(directory) = spill::open_dir(directory)
+            && let Some(record) = sweep_record::read(&directory)
+        {
             let bytes = record.bytes.saturating_sub(report.freed_bytes);
-            sweep_record::write(directory, SweepRecord { bytes, ..record });
+            sweep_record::write(&directory, SweepRecord { bytes, ..record });
         }
         Ok(report)
     }

@@ -12,12 +12,10 @@
 //! directory without following links, like the managed files.
 
 use std::io::{Read, Write};
-use std::path::Path;
+use std::os::fd::OwnedFd;
 use std::time::{Duration, SystemTime};
 
 use rustix::fs::{AtFlags, Mode, OFlags};
-
-use crate::spill::open_dir;
 
 /// The record's file name; not a managed name, so sweeps and listings never consider it.
 const NAME: &str = ".sweep";
@@ -61,12 +59,11 @@ impl SweepRecord {
     }
 }
 
-/// The record in `dir`, if there is a valid one.
-pub(crate) fn read(dir: &Path) -> Option<SweepRecord> {
-    let directory = open_dir(dir).ok()?;
+/// The record in the managed `directory`, if there is a valid one.
+pub(crate) fn read(directory: &OwnedFd) -> Option<SweepRecord> {
     // NONBLOCK: a planted FIFO must not hang the spill.
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(&directory, NAME, flags, Mode::empty()).ok()?;
+    let fd = rustix::fs::openat(directory, NAME, flags, Mode::empty()).ok()?;
     let mut file = std::fs::File::from(fd);
     let meta = file.metadata().ok()?;
     if !meta.is_file() || meta.len() > MAX_LEN {
@@ -77,29 +74,29 @@ pub(crate) fn read(dir: &Path) -> Option<SweepRecord> {
     SweepRecord::parse(&text)
 }
 
-/// Replaces the record in `dir` with `record`; failures are ignored (the next spill sweeps).
-pub(crate) fn write(dir: &Path, record: SweepRecord) {
-    let Ok(directory) = open_dir(dir) else { return };
+/// Replaces the record in the managed `directory` with `record`; failures are ignored (the
+/// next spill sweeps).
+pub(crate) fn write(directory: &OwnedFd, record: SweepRecord) {
     // A temporary left by a writer that died is stale; two live writers race harmlessly (one
     // record wins, and either is a valid one).
-    let _ = rustix::fs::unlinkat(&directory, TEMPORARY, AtFlags::empty());
+    let _ = rustix::fs::unlinkat(directory, TEMPORARY, AtFlags::empty());
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let Ok(fd) = rustix::fs::openat(&directory, TEMPORARY, flags, Mode::from_raw_mode(0o600))
-    else {
+    let Ok(fd) = rustix::fs::openat(directory, TEMPORARY, flags, Mode::from_raw_mode(0o600)) else {
         return;
     };
     let mut file = std::fs::File::from(fd);
     if file.write_all(record.render().as_bytes()).is_err() {
-        let _ = rustix::fs::unlinkat(&directory, TEMPORARY, AtFlags::empty());
+        let _ = rustix::fs::unlinkat(directory, TEMPORARY, AtFlags::empty());
         return;
     }
     // The rename replaces whatever has the record's name (a link included) without following it.
-    let _ = rustix::fs::renameat(&directory, TEMPORARY, &directory, NAME);
+    let _ = rustix::fs::renameat(directory, TEMPORARY, directory, NAME);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spill::open_dir;
 
     fn record(secs: u64, bytes: u64) -> SweepRecord {
         SweepRecord {
@@ -111,11 +108,17 @@ mod tests {
     #[test]
     fn a_record_is_written_and_read_back() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(read(dir.path()), None);
-        write(dir.path(), record(1_700_000_000, 42));
-        assert_eq!(read(dir.path()), Some(record(1_700_000_000, 42)));
-        write(dir.path(), record(1_700_000_100, 7));
-        assert_eq!(read(dir.path()), Some(record(1_700_000_100, 7)));
+        assert_eq!(read(&open_dir(dir.path()).unwrap()), None);
+        write(&open_dir(dir.path()).unwrap(), record(1_700_000_000, 42));
+        assert_eq!(
+            read(&open_dir(dir.path()).unwrap()),
+            Some(record(1_700_000_000, 42))
+        );
+        write(&open_dir(dir.path()).unwrap(), record(1_700_000_100, 7));
+        assert_eq!(
+            read(&open_dir(dir.path()).unwrap()),
+            Some(record(1_700_000_100, 7))
+        );
     }
 
     #[test]
@@ -124,22 +127,25 @@ mod tests {
         let path = dir.path().join(NAME);
         for text in ["", "12", "a b", "1 -2", "1 2 3"] {
             std::fs::write(&path, text).unwrap();
-            assert_eq!(read(dir.path()), None, "{text:?}");
+            assert_eq!(read(&open_dir(dir.path()).unwrap()), None, "{text:?}");
         }
         std::fs::write(&path, format!("1 {}", "0".repeat(100))).unwrap();
-        assert_eq!(read(dir.path()), None);
+        assert_eq!(read(&open_dir(dir.path()).unwrap()), None);
         std::fs::remove_file(&path).unwrap();
         let elsewhere = dir.path().join("elsewhere");
         std::fs::write(&elsewhere, "1700000000 5\n").unwrap();
         std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
-        assert_eq!(read(dir.path()), None);
+        assert_eq!(read(&open_dir(dir.path()).unwrap()), None);
         // Writing replaces the link itself; the file it pointed to is untouched.
-        write(dir.path(), record(1_700_000_000, 9));
+        write(&open_dir(dir.path()).unwrap(), record(1_700_000_000, 9));
         assert_eq!(
             std::fs::read_to_string(&elsewhere).unwrap(),
             "1700000000 5\n"
         );
-        assert_eq!(read(dir.path()), Some(record(1_700_000_000, 9)));
+        assert_eq!(
+            read(&open_dir(dir.path()).unwrap()),
+            Some(record(1_700_000_000, 9))
+        );
     }
 
     #[test]
