@@ -4,8 +4,8 @@
 //! Keeping a record costs the caller only copies into buffers that already have room (slots
 //! come back from the writer with their capacity), never an allocation or a formatted value
 //! in the common case; the writer builds, redacts and writes the JSON record. Nothing the
-//! caller allocated is freed by the writer either: a memory allocator's lists are shared
-//! between threads, and freeing across them in every call slows the calls.
+//! caller allocated is freed by the writer either: memory freed on another thread goes back
+//! through the allocator's shared lists, which the calls' own allocations then contend for.
 
 use std::fmt::Write as _;
 use std::io;
@@ -207,16 +207,13 @@ impl<T: Slot> Pool<T> {
             .and_then(|mut free| free.pop())
             .unwrap_or_default()
     }
+}
 
-    /// Gives `slot` back, keeping at most `max` waiting.
-    pub(crate) fn give(&self, mut slot: Box<T>, max: usize) {
-        let Ok(mut free) = self.free.lock() else {
-            return;
-        };
-        if free.len() < max {
-            slot.shrink();
-            free.push(slot);
-        }
+/// Keeps `slot` in `free` for the next call, unless `max` already wait.
+fn keep<T: Slot>(free: &mut Vec<Box<T>>, mut slot: Box<T>, max: usize) {
+    if free.len() < max {
+        slot.shrink();
+        free.push(slot);
     }
 }
 
@@ -228,12 +225,18 @@ pub(crate) struct Pools {
 }
 
 impl Pools {
-    /// Gives back the slots of `entries`, keeping at most `max` of each kind.
+    /// Gives back the slots of `entries`, keeping at most `max` of each kind. Each pool is
+    /// locked once for the whole batch (a caller only ever holds one of them).
     pub(crate) fn give(&self, entries: impl IntoIterator<Item = Entry>, max: usize) {
+        let (Ok(mut calls), Ok(mut decisions)) =
+            (self.calls.free.lock(), self.decisions.free.lock())
+        else {
+            return;
+        };
         for entry in entries {
             match entry {
-                Entry::Call(slot) => self.calls.give(slot, max),
-                Entry::Decision(slot) => self.decisions.give(slot, max),
+                Entry::Call(slot) => keep(&mut calls, slot, max),
+                Entry::Decision(slot) => keep(&mut decisions, slot, max),
             }
         }
     }
