@@ -66,7 +66,6 @@ pub(crate) fn find(
     limit: Option<usize>,
     budget: &Budget,
 ) -> Found {
-    let (walker, rejected) = walk::parallel(root, boundary, glob.names_hidden());
     let shared = Mutex::new(Found::default());
     let mut walk = Walk {
         root,
@@ -76,15 +75,19 @@ pub(crate) fn find(
         budget,
         shared: &shared,
     };
-    walker.visit(&mut walk);
+    let rejected = walk::walk(
+        root,
+        boundary,
+        glob.names_hidden(),
+        walk::SMALL_TREE_TO_LIST,
+        budget,
+        &mut walk,
+    );
     if let Some(steps) = budget.steps() {
         steps.finish();
     }
     let mut found = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
-    found
-        .skipped
-        .outside_links
-        .extend(walk::take_rejected(&rejected));
+    found.skipped.outside_links.extend(rejected);
     found.skipped.finish();
     order(&mut found.files);
     let (kept, dropped) = shown::verified(std::mem::take(&mut found.files), boundary, limit);

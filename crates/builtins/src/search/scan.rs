@@ -118,7 +118,6 @@ enum Opened<'c, 'b> {
 /// Searches every file under the directory `root` (absolute), with the walk policy of
 /// [`walk`] and `boundary` (canonical) as the limit for symlinks.
 pub(crate) fn scan_dir(root: &Path, boundary: &Path, query: &Query<'_>) -> Scan {
-    let (walker, rejected) = walk::parallel(root, boundary, true);
     let shared = Mutex::new(Pending::default());
     let mut builder = Builder {
         root,
@@ -126,15 +125,19 @@ pub(crate) fn scan_dir(root: &Path, boundary: &Path, query: &Query<'_>) -> Scan 
         query,
         shared: &shared,
     };
-    walker.visit(&mut builder);
+    let rejected = walk::walk(
+        root,
+        boundary,
+        true,
+        walk::SMALL_TREE_TO_SEARCH,
+        query.budget,
+        &mut builder,
+    );
     if let Some(steps) = query.budget.steps() {
         steps.finish();
     }
     let mut pending = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
-    pending
-        .skipped
-        .outside_links
-        .extend(walk::take_rejected(&rejected));
+    pending.skipped.outside_links.extend(rejected);
     pending.finish(query)
 }
 

@@ -10,13 +10,14 @@
 //!   the searched directory when that is outside the Location); loops are detected and
 //!   skipped; a link leading outside is never followed and is reported, so the caller can say
 //!   so instead of silently dropping or silently reading it;
-//! - the walk is parallel and stops early when the [`Budget`] is spent.
+//! - a small tree is walked on the calling thread, a larger one in parallel; either stops
+//!   early when the [`Budget`] is spent.
 
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use ignore::{DirEntry, WalkBuilder, WalkParallel, WalkState};
+use ignore::{DirEntry, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 use super::Budget;
 use crate::beneath;
@@ -58,17 +59,60 @@ impl Skipped {
 }
 
 /// Links rejected by the entry filter; shared because the filter runs on every walker thread.
-pub(crate) type RejectedLinks = Arc<Mutex<Vec<OutsideLink>>>;
+type RejectedLinks = Arc<Mutex<Vec<OutsideLink>>>;
 
-/// A parallel walk of `root` under the shared policy, and the list the walk's filter fills
-/// with links leading outside `boundary` (a canonical directory). `hidden`: hidden names are
-/// walked too.
-pub(crate) fn parallel(
+/// How many entries a walk reads on the calling thread before it hands the tree to the
+/// parallel walker: starting the walker's threads, and the millisecond an idle one sleeps
+/// between looks for work, cost a small tree more than walking it. Listing an entry is cheap
+/// (glob); searching one means reading the file (grep), which several threads share sooner.
+pub(crate) const SMALL_TREE_TO_LIST: usize = 512;
+/// See [`SMALL_TREE_TO_LIST`].
+pub(crate) const SMALL_TREE_TO_SEARCH: usize = 64;
+
+/// Walks `root` under the shared policy, giving every entry to a visitor from `visitors`, and
+/// returns the links the walk did not follow because they lead outside `boundary` (a
+/// canonical directory). `hidden`: hidden names are walked too.
+///
+/// A tree of at most `small` entries is walked on this thread; a larger one is walked again
+/// from its root on several threads (the entries read so far are only read, never visited, so
+/// nothing is visited twice).
+pub(crate) fn walk<'s>(
     root: &Path,
     boundary: &Path,
     hidden: bool,
-) -> (WalkParallel, RejectedLinks) {
+    small: usize,
+    budget: &Budget,
+    visitors: &mut dyn ParallelVisitorBuilder<'s>,
+) -> Vec<OutsideLink> {
     let rejected: RejectedLinks = Arc::default();
+    let builder = builder(root, boundary, hidden, &rejected);
+    let mut entries = Vec::new();
+    for entry in builder.build() {
+        if entries.len() == small {
+            // A large tree: the links rejected so far are rejected again by the real walk.
+            drop(entries);
+            take_rejected(&rejected);
+            builder.build_parallel().visit(visitors);
+            return take_rejected(&rejected);
+        }
+        entries.push(entry);
+        if budget.spent() {
+            break;
+        }
+    }
+    let mut visitor = visitors.build();
+    for entry in entries {
+        if matches!(visitor.visit(entry), WalkState::Quit) {
+            break;
+        }
+    }
+    // A visitor hands its findings over when it is dropped.
+    drop(visitor);
+    take_rejected(&rejected)
+}
+
+/// The walk of `root` under the shared policy, its filter filling `rejected`.
+fn builder(root: &Path, boundary: &Path, hidden: bool, rejected: &RejectedLinks) -> WalkBuilder {
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(!hidden)
@@ -83,9 +127,9 @@ pub(crate) fn parallel(
         // again on every walk.
         .threads(super::parallelism().min(12));
     let boundary = boundary.to_path_buf();
-    let sink = Arc::clone(&rejected);
+    let sink = Arc::clone(rejected);
     builder.filter_entry(move |entry| keep(entry, &boundary, &sink));
-    (builder.build_parallel(), rejected)
+    builder
 }
 
 /// The entry filter: no `.git`, and no link whose real target is outside the boundary.
@@ -175,13 +219,89 @@ pub(crate) fn next_state(budget: &Budget) -> WalkState {
 }
 
 /// Takes the rejected links out of the shared list.
-pub(crate) fn take_rejected(rejected: &RejectedLinks) -> Vec<OutsideLink> {
+fn take_rejected(rejected: &RejectedLinks) -> Vec<OutsideLink> {
     std::mem::take(&mut *rejected.lock().unwrap_or_else(PoisonError::into_inner))
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use ignore::ParallelVisitor;
+
     use super::*;
+
+    /// Collects every walked path, as glob's and grep's visitors hand over their findings.
+    struct Collect<'a>(&'a Mutex<Vec<PathBuf>>);
+
+    struct Collector<'a> {
+        local: Vec<PathBuf>,
+        shared: &'a Mutex<Vec<PathBuf>>,
+    }
+
+    impl<'s> ParallelVisitorBuilder<'s> for Collect<'s> {
+        fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+            Box::new(Collector {
+                local: Vec::new(),
+                shared: self.0,
+            })
+        }
+    }
+
+    impl ParallelVisitor for Collector<'_> {
+        fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+            if let Ok(entry) = entry {
+                self.local.push(entry.into_path());
+            }
+            WalkState::Continue
+        }
+    }
+
+    impl Drop for Collector<'_> {
+        fn drop(&mut self) {
+            self.shared.lock().unwrap().append(&mut self.local);
+        }
+    }
+
+    fn walked(root: &Path, hidden: bool, small: usize) -> (Vec<PathBuf>, Vec<OutsideLink>) {
+        let budget = Budget::new(Duration::from_secs(60), None);
+        let paths = Mutex::new(Vec::new());
+        let links = walk(root, root, hidden, small, &budget, &mut Collect(&paths));
+        let mut paths = paths.into_inner().unwrap();
+        paths.sort();
+        (paths, links)
+    }
+
+    #[test]
+    fn a_tree_walked_on_this_thread_and_in_parallel_yields_the_same_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for d in 0..40 {
+            let sub = root.join(format!("d{d}"));
+            std::fs::create_dir(&sub).unwrap();
+            for f in 0..15 {
+                std::fs::write(sub.join(format!("f{f}.txt")), "x").unwrap();
+            }
+        }
+        std::fs::write(root.join(".gitignore"), "ignored/\n").unwrap();
+        std::fs::create_dir(root.join("ignored")).unwrap();
+        std::fs::write(root.join("ignored/x.txt"), "x").unwrap();
+        std::fs::create_dir(root.join(".hidden")).unwrap();
+        std::fs::write(root.join(".hidden/h.txt"), "x").unwrap();
+        std::fs::create_dir(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git/config"), "x").unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
+        for hidden in [true, false] {
+            let here = walked(&root, hidden, usize::MAX);
+            assert_eq!(here, walked(&root, hidden, 0), "hidden: {hidden}");
+            let (paths, links) = here;
+            assert_eq!(paths.len(), 1 + 40 * 16 + usize::from(hidden) * 3, "{paths:?}");
+            assert!(!paths.iter().any(|p| p.starts_with(root.join("ignored"))));
+            assert!(!paths.iter().any(|p| p.starts_with(root.join(".git"))));
+            assert_eq!(links.len(), 1, "{links:?}");
+        }
+    }
 
     #[test]
     fn below_strips_the_root_only_at_a_separator() {
