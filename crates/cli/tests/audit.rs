@@ -122,6 +122,20 @@ fn follower(
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    // Following once it holds the log open: a record appended before would be skipped (`-n 0`).
+    let fds = format!("/proc/{}/fd", child.id());
+    let log = std::fs::canonicalize(log).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !std::fs::read_dir(&fds)
+        .unwrap()
+        .any(|fd| std::fs::read_link(fd.unwrap().path()).is_ok_and(|target| target == log))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the follower never opened {log:?}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let stdout = child.stdout.take().unwrap();
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

@@ -296,7 +296,11 @@ mod tests {
             let here = walked(&root, hidden, usize::MAX);
             assert_eq!(here, walked(&root, hidden, 0), "hidden: {hidden}");
             let (paths, links) = here;
-            assert_eq!(paths.len(), 1 + 40 * 16 + usize::from(hidden) * 3, "{paths:?}");
+            assert_eq!(
+                paths.len(),
+                1 + 40 * 16 + usize::from(hidden) * 3,
+                "{paths:?}"
+            );
             assert!(!paths.iter().any(|p| p.starts_with(root.join("ignored"))));
             assert!(!paths.iter().any(|p| p.starts_with(root.join(".git"))));
             assert_eq!(links.len(), 1, "{links:?}");
