@@ -30,6 +30,12 @@ impl Redactions {
         self.0.redacted(text)
     }
 
+    /// Replaces every value in the strings and keys of `value`, as a bounded result's
+    /// structured value is redacted.
+    pub fn value(&self, value: &mut serde_json::Value) {
+        self.0.value(value);
+    }
+
     /// Whether some string of `json` (compact JSON as `serde_json` writes it) may hold a
     /// value. `false` is a promise: no string of it needs redacting.
     pub fn may_occur_in_json(&self, json: &[u8]) -> bool {

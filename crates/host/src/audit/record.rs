@@ -7,8 +7,6 @@
 //! the writer thread shares two cores with the calls it records. Field order is the log's
 //! format: `seq`, `time_ms` and `kind` first.
 
-use std::borrow::Cow;
-
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -70,22 +68,8 @@ impl<'a> InputRecord<'a> {
                 serde_json::from_slice(json).map_or(Value::Null, |input| shape(&input, edits, None))
             }
         };
-        redact(redactions, &mut shaped);
+        redactions.value(&mut shaped);
         Self::Shaped(shaped)
-    }
-}
-
-/// Replaces the secret values in every string of `value` (object keys are tool fields).
-fn redact(redactions: &Redactions, value: &mut Value) {
-    match value {
-        Value::String(text) => {
-            if let Cow::Owned(redacted) = redactions.text(text) {
-                *text = redacted;
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|item| redact(redactions, item)),
-        Value::Object(map) => map.values_mut().for_each(|item| redact(redactions, item)),
-        _ => {}
     }
 }
 
