@@ -73,6 +73,30 @@ fn input_can_come_from_stdin() {
 }
 
 #[test]
+fn a_large_input_from_stdin_is_read_past_its_first_mebibyte() {
+    // Inputs up to 1 MiB are parsed from memory; a larger one continues as a stream after the
+    // part read whole, and must arrive intact.
+    let ws = Workspace::new();
+    let content = "0123456789abcdef\n".repeat(200_000);
+    let input = serde_json::json!({ "filePath": "big.txt", "content": content }).to_string();
+    assert!(input.len() > 3 << 20);
+    ws.tackle(&["call", "write", "-", "--yes"])
+        .write_stdin(input.clone())
+        .assert()
+        .code(0);
+    assert_eq!(
+        std::fs::read_to_string(ws.dir.path().join("big.txt")).unwrap(),
+        content
+    );
+    // Cut short past the first mebibyte, it is still invalid JSON, not a partial file.
+    ws.tackle(&["call", "write", "-", "--yes"])
+        .write_stdin(input[..2 << 20].to_owned())
+        .assert()
+        .code(2)
+        .stderr(contains("not valid JSON"));
+}
+
+#[test]
 fn a_missing_location_is_a_usage_error() {
     let ws = Workspace::new();
     let missing = ws.dir.path().join("missing");

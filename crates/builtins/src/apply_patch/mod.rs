@@ -133,7 +133,7 @@ impl Execute for ApplyPatch {
         let disk = self.read(&resolved).await?;
         let total = patch.hunks.iter().map(plan::chunks).sum();
         let steps = Steps::new(&ctx.progress, Some(total), |_| "chunks applied".to_owned());
-        let changes = plan::plan(&resolved, &disk, steps.as_ref())
+        let changes = plan::plan(&resolved, disk, steps.as_ref())
             .map_err(|why| ToolError::failure(format!("{}\n{NOTHING_CHANGED}", why.trim_end())))?;
         // Above the call's structured budget the diff texts go and the per-file counts stay, so
         // settle never has to replace the report (and lose the statuses) itself.

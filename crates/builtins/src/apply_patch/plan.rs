@@ -73,7 +73,9 @@ impl FileChange {
 struct Entry {
     target: Target,
     before: Disk,
-    now: Disk,
+    /// What is there now, once a hunk changed it (`None`: as before; not a copy of it, which for
+    /// a large file would be a second copy of its bytes).
+    now: Option<Disk>,
     moved_from: Option<usize>,
     applied: usize,
     already_applied: usize,
@@ -82,12 +84,12 @@ struct Entry {
     windows: Option<Vec<Window>>,
 }
 
-/// Applies `hunks` to the files in `disk` (every path the hunks name must be there), counting
-/// each chunk applied into `steps`. The error is the model-facing reason, without the
+/// Applies `hunks` to the files in `disk` (every path the hunks name must be there; their
+/// bytes move into the changes, uncopied), counting each chunk applied into `steps`. The error is the model-facing reason, without the
 /// "nothing changed" note.
 pub(crate) fn plan(
     hunks: &[Resolved<'_>],
-    disk: &HashMap<PathBuf, Disk>,
+    disk: HashMap<PathBuf, Disk>,
     steps: Option<&Steps>,
 ) -> Result<Vec<FileChange>, String> {
     let mut files = Files {
@@ -115,30 +117,32 @@ pub(crate) fn chunks(hunk: &Hunk) -> u64 {
     }
 }
 
-struct Files<'d> {
+struct Files {
     entries: Vec<Entry>,
     index: HashMap<PathBuf, usize>,
-    disk: &'d HashMap<PathBuf, Disk>,
+    disk: HashMap<PathBuf, Disk>,
 }
 
 fn unable(resource: &str, why: &str) -> String {
     format!("Unable to apply patch at {resource}: {why}")
 }
 
-impl Files<'_> {
+impl Entry {
+    fn now(&self) -> &Disk {
+        self.now.as_ref().unwrap_or(&self.before)
+    }
+}
+
+impl Files {
     fn entry(&mut self, target: &Target) -> usize {
         if let Some(&i) = self.index.get(&target.path) {
             return i;
         }
         // A path the caller did not read is treated as missing; the caller reads every one.
-        let before = self
-            .disk
-            .get(&target.path)
-            .cloned()
-            .unwrap_or(Disk::Missing);
+        let before = self.disk.remove(&target.path).unwrap_or(Disk::Missing);
         self.entries.push(Entry {
             target: target.clone(),
-            now: before.clone(),
+            now: None,
             before,
             moved_from: None,
             applied: 0,
@@ -162,9 +166,9 @@ impl Files<'_> {
             HunkKind::Add { lines, .. } => {
                 let bytes = added_bytes(lines);
                 let entry = &mut self.entries[i];
-                match &entry.now {
+                match entry.now() {
                     Disk::Missing => {
-                        entry.now = Disk::File(bytes);
+                        entry.now = Some(Disk::File(bytes));
                         entry.applied += 1;
                     }
                     Disk::File(existing) if *existing == bytes => entry.already_applied += 1,
@@ -179,9 +183,9 @@ impl Files<'_> {
             }
             HunkKind::Delete { .. } => {
                 let entry = &mut self.entries[i];
-                match &entry.now {
+                match entry.now() {
                     Disk::File(_) => {
-                        entry.now = Disk::Missing;
+                        entry.now = Some(Disk::Missing);
                         entry.applied += 1;
                     }
                     Disk::Missing => return Err(unable(resource, "the file does not exist")),
@@ -195,8 +199,8 @@ impl Files<'_> {
                 }
             }
             HunkKind::Update { chunks, .. } => {
-                let Disk::File(bytes) = &self.entries[i].now else {
-                    let why = match &self.entries[i].now {
+                let Disk::File(bytes) = self.entries[i].now() else {
+                    let why = match self.entries[i].now() {
                         Disk::Missing => "the file to update does not exist",
                         other => not_a_file(other),
                     };
@@ -223,14 +227,14 @@ impl Files<'_> {
                 let windows = first.then_some(derived.windows);
                 match moved {
                     None => {
-                        entry.now = after;
+                        entry.now = Some(after);
                         entry.windows = windows;
                     }
                     Some(to) => {
                         let dest = self.entry(to);
                         let dest_first = self.entries[dest].hunks == 0;
                         self.entries[dest].hunks += 1;
-                        if self.entries[dest].now != Disk::Missing {
+                        if *self.entries[dest].now() != Disk::Missing {
                             return Err(unable(
                                 resource,
                                 &format!(
@@ -239,9 +243,9 @@ impl Files<'_> {
                                 ),
                             ));
                         }
-                        self.entries[i].now = Disk::Missing;
+                        self.entries[i].now = Some(Disk::Missing);
                         let dest = &mut self.entries[dest];
-                        dest.now = after;
+                        dest.now = Some(after);
                         dest.moved_from = Some(i);
                         dest.applied += 1;
                         dest.windows = windows.filter(|_| dest_first);
@@ -260,12 +264,14 @@ impl Files<'_> {
         let targets: Vec<Target> = self.entries.iter().map(|e| e.target.clone()).collect();
         self.entries
             .into_iter()
-            .filter(|e| e.applied + e.already_applied > 0 || e.before != e.now)
+            .filter(|e| {
+                e.applied + e.already_applied > 0 || e.now.as_ref().is_some_and(|n| *n != e.before)
+            })
             .map(|e| FileChange {
                 moved_from: e.moved_from.map(|m| targets[m].clone()),
                 target: e.target,
+                after: bytes(e.now.unwrap_or_else(|| e.before.clone())),
                 before: bytes(e.before),
-                after: bytes(e.now),
                 applied: e.applied,
                 already_applied: e.already_applied,
                 windows: e.windows,

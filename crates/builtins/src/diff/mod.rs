@@ -16,6 +16,8 @@ use serde::Serialize;
 use similar::udiff::UnifiedHunkHeader;
 use similar::{Algorithm, DiffOp, capture_diff_slices_deadline, group_diff_ops};
 
+use crate::text::lines::with_endings;
+
 pub(crate) use window::Window;
 
 /// How long a whole-file diff may search for a minimal edit script; past it `similar` settles
@@ -117,8 +119,7 @@ pub(crate) fn unified(
     after: &str,
     windows: Option<&[Window]>,
 ) -> Diff {
-    let old: Vec<&str> = before.split_inclusive('\n').collect();
-    let new: Vec<&str> = after.split_inclusive('\n').collect();
+    let (old, new) = (with_endings(before), with_endings(after));
     let ops = windows
         .and_then(|windows| window::scripted(&old, &new, windows))
         .unwrap_or_else(|| {
@@ -136,8 +137,7 @@ pub(crate) fn unified(
 /// Lines added and removed from `before` to `after` (whole texts, [`DEADLINE`]), without
 /// rendering a patch.
 pub(crate) fn counts(before: &str, after: &str) -> (usize, usize) {
-    let old: Vec<&str> = before.split_inclusive('\n').collect();
-    let new: Vec<&str> = after.split_inclusive('\n').collect();
+    let (old, new) = (with_endings(before), with_endings(after));
     let deadline = Instant::now() + DEADLINE;
     let ops = capture_diff_slices_deadline(Algorithm::Myers, &old, &new, Some(deadline));
     tally(&ops)

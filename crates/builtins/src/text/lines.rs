@@ -133,9 +133,34 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// `text`'s lines, each with its ending, as `text.split_inclusive('\n')` gives them: found with
+/// `memchr` into a vector sized once, since a diff splits both sides of a large file.
+pub(crate) fn with_endings(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    let mut start = 0;
+    for newline in memchr::memchr_iter(b'\n', bytes) {
+        // A newline is ASCII, so both ends are character boundaries.
+        lines.push(&text[start..=newline]);
+        start = newline + 1;
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn with_endings_splits_as_split_inclusive_does() {
+        for text in ["", "a", "a\n", "\n\n", "a\r\nb\nc", "héllo\n✓\n", "x\n\ny"] {
+            let expected: Vec<&str> = text.split_inclusive('\n').collect();
+            assert_eq!(with_endings(text), expected, "{text:?}");
+        }
+    }
 
     #[test]
     fn lines_keep_their_own_endings() {

@@ -27,7 +27,7 @@ fn run(patch: &str, files: &[(&str, Disk)]) -> Result<Vec<FileChange>, String> {
         .iter()
         .map(|(name, state)| (target(name).path, state.clone()))
         .collect();
-    plan(&resolved, &disk, None)
+    plan(&resolved, disk, None)
 }
 
 fn file(text: &str) -> Disk {
