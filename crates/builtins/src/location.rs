@@ -144,10 +144,13 @@ impl Location {
         if relative && !lexically_internal {
             return Err(refuse(PathReason::RelativeEscape));
         }
-        let real = real_path(&absolute).map_err(|err| match err {
-            RealError::Reason(reason) => refuse(reason),
-            RealError::Io(op, at, source) => Error::io(op, at, source),
-        })?;
+        let real = match real_path_below(&self.root, &absolute) {
+            Some(real) => real,
+            None => real_path(&absolute).map_err(|err| match err {
+                RealError::Reason(reason) => refuse(reason),
+                RealError::Io(op, at, source) => Error::io(op, at, source),
+            })?,
+        };
         let inside = contains(&self.root, &real.canonical);
         if lexically_internal && !inside {
             return Err(refuse(PathReason::LocationEscape));
@@ -257,6 +260,38 @@ impl From<RealError> for Error {
     }
 }
 
+/// The real path of the absolute, normalized `path` when it lies below the canonical `root`,
+/// exists, and no component below the root is a symbolic link: the path is then canonical
+/// already, which one `lstat` per component below the root shows (canonicalizing reads every
+/// component of the whole path as a link). `None` leaves it to [`real_path`]: a link, a
+/// missing component, the root itself, anything to look at more closely.
+fn real_path_below(root: &Path, path: &Path) -> Option<Real> {
+    let rest = path.strip_prefix(root).ok()?;
+    let mut canonical = root.to_path_buf();
+    let mut kind = None;
+    for component in rest.components() {
+        let Component::Normal(name) = component else {
+            return None;
+        };
+        canonical.push(name);
+        // A component that is not a directory fails the next one's lookup.
+        let meta = fs::symlink_metadata(&canonical).ok()?;
+        if meta.file_type().is_symlink() {
+            return None;
+        }
+        kind = Some(EntryKind::of(meta.file_type()));
+    }
+    let directory = match kind? {
+        EntryKind::Directory => canonical.clone(),
+        _ => canonical.parent()?.to_path_buf(),
+    };
+    Some(Real {
+        canonical,
+        kind,
+        directory,
+    })
+}
+
 /// The canonical form of an absolute, normalized path that may not exist yet (LM3): existing
 /// paths are canonicalized; otherwise the nearest existing ancestor is, a dangling symlink is
 /// followed to its target, and the rest is appended.
@@ -348,6 +383,33 @@ mod tests {
         assert!(contains(Path::new("/a/b"), Path::new("/a/b/c")));
         assert!(!contains(Path::new("/a/b"), Path::new("/a/bc")));
         assert!(!contains(Path::new("/a/b"), Path::new("/a")));
+    }
+
+    #[test]
+    fn the_walk_below_the_root_agrees_with_canonicalizing_or_leaves_it_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        fs::create_dir_all(root.join("src/deep")).unwrap();
+        fs::write(root.join("src/deep/main.rs"), "x").unwrap();
+        fs::write(root.join("file"), "x").unwrap();
+        std::os::unix::fs::symlink(root.join("src"), root.join("link")).unwrap();
+        std::os::unix::fs::symlink(root.join("src/deep/main.rs"), root.join("to_file")).unwrap();
+        for taken in ["src", "src/deep", "src/deep/main.rs", "file"] {
+            let path = root.join(taken);
+            let below = real_path_below(&root, &path).unwrap();
+            let real = real_path(&path).unwrap();
+            assert_eq!(
+                (&below.canonical, below.kind, &below.directory),
+                (&real.canonical, real.kind, &real.directory),
+                "{taken}"
+            );
+        }
+        // A link anywhere below the root, a missing component, a file used as a directory,
+        // the root itself and a path outside it are left to `real_path`.
+        for left in ["link/deep", "to_file", "missing", "src/missing.rs", "file/x", ""] {
+            assert!(real_path_below(&root, &root.join(left)).is_none(), "{left:?}");
+        }
+        assert!(real_path_below(&root, Path::new("/")).is_none());
     }
 
     #[test]

@@ -134,10 +134,11 @@ impl<'a> Lines<'a> {
 }
 
 /// `text`'s lines, each with its ending, as `text.split_inclusive('\n')` gives them: found with
-/// `memchr` into a vector sized once, since a diff splits both sides of a large file.
+/// `memchr` into a vector sized for lines of 32 bytes, since a diff splits both sides of a
+/// large file.
 pub(crate) fn with_endings(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
-    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    let mut lines = Vec::with_capacity(bytes.len() / 32 + 1);
     let mut start = 0;
     for newline in memchr::memchr_iter(b'\n', bytes) {
         // A newline is ASCII, so both ends are character boundaries.
