@@ -406,8 +406,18 @@ mod tests {
         }
         // A link anywhere below the root, a missing component, a file used as a directory,
         // the root itself and a path outside it are left to `real_path`.
-        for left in ["link/deep", "to_file", "missing", "src/missing.rs", "file/x", ""] {
-            assert!(real_path_below(&root, &root.join(left)).is_none(), "{left:?}");
+        for left in [
+            "link/deep",
+            "to_file",
+            "missing",
+            "src/missing.rs",
+            "file/x",
+            "",
+        ] {
+            assert!(
+                real_path_below(&root, &root.join(left)).is_none(),
+                "{left:?}"
+            );
         }
         assert!(real_path_below(&root, Path::new("/")).is_none());
     }
