@@ -108,36 +108,113 @@ fn annotations(class: ToolClass, title: Option<&str>) -> Value {
     hints
 }
 
-/// The `tools/call` result of one settled call: its content (text, images; other files as
-/// embedded resources), `isError`, and its bounded structured value as `structuredContent` when
-/// that is an object (always, for a tool that advertises an output schema).
-pub fn call_result(settlement: &Settlement) -> Value {
-    let parts = Parts::of(settlement);
-    let content: Vec<Value> = parts
-        .items
-        .iter()
-        .map(|item| match item {
-            Part::Text(text) => json!({"type": "text", "text": text}),
-            Part::Media { mime, base64, name } => match media_kind(mime) {
-                MediaKind::Image => json!({"type": "image", "data": base64, "mimeType": mime}),
-                MediaKind::Pdf | MediaKind::Other => json!({
-                    "type": "resource",
-                    "resource": {
-                        "uri": format!("attachment:///{}", name.as_deref().unwrap_or("file")),
-                        "mimeType": mime,
-                        "blob": base64,
-                    },
-                }),
-            },
-        })
-        .collect();
-    let mut result = json!({"content": content, "isError": parts.error});
-    if let Some(output) = settlement.output()
-        && output.structured.is_object()
-    {
-        result["structuredContent"] = output.structured.clone();
+/// A `tools/call` result in MCP's terms, for a server that builds its own protocol types from
+/// it (`tackle serve` does, without a JSON detour); [`call_result`] is its JSON.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct CallResult {
+    /// The result's content, in order.
+    pub content: Vec<CallContent>,
+    /// `isError`.
+    pub is_error: bool,
+    /// `structuredContent`: the bounded structured value, when it is an object (always, for a
+    /// tool that advertises an output schema).
+    pub structured_content: Option<Value>,
+}
+
+/// One item of a `tools/call` result's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CallContent {
+    /// Text content.
+    Text(String),
+    /// Image content.
+    Image {
+        /// The image, base64.
+        data: String,
+        /// `image/png`, `image/jpeg`, ...
+        mime_type: String,
+    },
+    /// Any other file (a PDF, an archive): an embedded resource with the file as its blob.
+    Blob {
+        /// `attachment:///<name>`.
+        uri: String,
+        /// The file's type.
+        mime_type: String,
+        /// The file, base64.
+        blob: String,
+    },
+}
+
+impl CallContent {
+    /// The item as MCP's JSON.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Self::Text(text) => json!({"type": "text", "text": text}),
+            Self::Image { data, mime_type } => {
+                json!({"type": "image", "data": data, "mimeType": mime_type})
+            }
+            Self::Blob {
+                uri,
+                mime_type,
+                blob,
+            } => json!({
+                "type": "resource",
+                "resource": {"uri": uri, "mimeType": mime_type, "blob": blob},
+            }),
+        }
     }
-    result
+}
+
+impl CallResult {
+    /// The result of one settled call: its content (text, images; other files as embedded
+    /// resources), `isError`, and its structured value.
+    pub fn of(settlement: &Settlement) -> Self {
+        let parts = Parts::of(settlement);
+        let content = parts
+            .items
+            .into_iter()
+            .map(|item| match item {
+                Part::Text(text) => CallContent::Text(text),
+                Part::Media { mime, base64, name } => match media_kind(&mime) {
+                    MediaKind::Image => CallContent::Image {
+                        data: base64,
+                        mime_type: mime,
+                    },
+                    MediaKind::Pdf | MediaKind::Other => CallContent::Blob {
+                        uri: format!("attachment:///{}", name.as_deref().unwrap_or("file")),
+                        mime_type: mime,
+                        blob: base64,
+                    },
+                },
+            })
+            .collect();
+        let structured_content = settlement
+            .output()
+            .map(|output| &output.structured)
+            .filter(|structured| structured.is_object())
+            .cloned();
+        Self {
+            content,
+            is_error: parts.error,
+            structured_content,
+        }
+    }
+
+    /// The result as MCP's JSON.
+    pub fn to_json(&self) -> Value {
+        let content: Vec<Value> = self.content.iter().map(CallContent::to_json).collect();
+        let mut result = json!({"content": content, "isError": self.is_error});
+        if let Some(structured) = &self.structured_content {
+            result["structuredContent"] = structured.clone();
+        }
+        result
+    }
+}
+
+/// The `tools/call` result of one settled call, as MCP's JSON ([`CallResult`]).
+pub fn call_result(settlement: &Settlement) -> Value {
+    CallResult::of(settlement).to_json()
 }
 
 #[cfg(test)]

@@ -1,12 +1,13 @@
 //! A settlement in MCP form.
 //!
-//! The result itself is `tackle_formats::mcp::call_result`'s (text content, images and embedded
+//! The result itself is `tackle_formats::mcp::CallResult`'s (text content, images and embedded
 //! blobs, `isError`, an object's structured value as `structuredContent`); this module
-//! hands it to rmcp, and maps a call that could not be settled (a halt, a defect) to a JSON-RPC
-//! error.
+//! builds rmcp's result from it, and maps a call that could not be settled (a halt, a defect)
+//! to a JSON-RPC error.
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResult, ContentBlock, ErrorCode};
+use rmcp::model::{CallToolResult, ContentBlock, ErrorCode, ResourceContents};
+use tackle_formats::mcp::{CallContent, CallResult};
 use tackle_registry::{SettleError, Settlement};
 
 /// The JSON-RPC error code of a call that stopped without a result (declined, cancelled).
@@ -14,14 +15,38 @@ pub const HALTED: ErrorCode = ErrorCode(-32001);
 
 /// `settlement` as a tool result.
 pub fn call_result(settlement: &Settlement) -> CallToolResult {
-    let value = tackle_formats::mcp::call_result(settlement);
-    serde_json::from_value(value).unwrap_or_else(|err| {
-        // Every field of the shared form has the type MCP gives it.
-        tracing::error!(%err, "a result is not in MCP form");
-        CallToolResult::error(vec![ContentBlock::text(
-            "The result could not be sent in MCP form.",
-        )])
-    })
+    let CallResult {
+        content,
+        is_error,
+        structured_content,
+        ..
+    } = CallResult::of(settlement);
+    let content = content
+        .into_iter()
+        .map(|item| match item {
+            CallContent::Text(text) => ContentBlock::text(text),
+            CallContent::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+            CallContent::Blob {
+                uri,
+                mime_type,
+                blob,
+            } => {
+                ContentBlock::resource(ResourceContents::blob(blob, uri).with_mime_type(mime_type))
+            }
+            // A kind of content added later: its JSON form is MCP's, so rmcp reads it from that.
+            other => serde_json::from_value(other.to_json()).unwrap_or_else(|err| {
+                tracing::error!(%err, "a result's content is not in MCP form");
+                ContentBlock::text("The result could not be sent in MCP form.")
+            }),
+        })
+        .collect();
+    let mut result = if is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = structured_content;
+    result
 }
 
 /// A call that produced no result, as a JSON-RPC error.

@@ -78,3 +78,69 @@ fn the_server_lists_the_one_mcp_form_of_the_catalog() {
     assert_eq!(by_name("webfetch")["annotations"]["openWorldHint"], true);
     assert!(by_name("mine").get("title").is_none());
 }
+
+/// The result the server sends is the one MCP form of a settlement (`tackle_formats`), built
+/// without a JSON detour: text, an image and an embedded blob, and a structured object.
+#[tokio::test]
+async fn the_server_sends_the_one_mcp_form_of_a_result() {
+    use tackle_tool_core::{Call, Content, Context};
+
+    struct Attach;
+    impl tackle_tool_core::Execute for Attach {
+        type Input = Value;
+        type Output = Value;
+        async fn execute(&self, _: Value, _: &Context) -> Result<Value, ToolError> {
+            Ok(json!({"count": 2}))
+        }
+    }
+    let data = tempfile::tempdir().unwrap();
+    let app = ApplicationTools::new();
+    let registry = ToolRegistry::new(
+        &app,
+        OutputStore::new(StoreConfig::in_data_dir(data.path())),
+    );
+    let attach = Tool::typed("attaches files", Attach)
+        .model_output(|_: &Value| {
+            vec![
+                Content::text("two files"),
+                Content::File {
+                    mime: "image/png".into(),
+                    data: vec![0x89, b'P', b'N', b'G'],
+                    name: Some("pixel.png".into()),
+                },
+                Content::File {
+                    mime: "application/pdf".into(),
+                    data: b"%PDF-1.4".to_vec(),
+                    name: Some("doc.pdf".into()),
+                },
+            ]
+        })
+        .build();
+    let _guard = registry
+        .tools()
+        .register([("attach".to_owned(), attach)])
+        .unwrap();
+    let snapshot = registry.materialize(&ShowAll);
+    let call = Call::new("c1", "attach", json!({}));
+    let settled = [
+        snapshot
+            .settle(&call, &Context::new("s").for_call("c1"))
+            .await
+            .unwrap(),
+        tackle_registry::Settlement::error("Unknown tool: nope"),
+    ];
+    for settlement in &settled {
+        let mut sent = serde_json::to_value(tackle_mcp::result::call_result(settlement)).unwrap();
+        // rmcp adds the result type that newer protocol versions carry.
+        sent.as_object_mut().unwrap().remove("resultType");
+        assert_eq!(sent, tackle_formats::mcp::call_result(settlement));
+    }
+    let sent = serde_json::to_value(tackle_mcp::result::call_result(&settled[0])).unwrap();
+    assert_eq!(sent["content"][1]["type"], "image");
+    assert_eq!(
+        sent["content"][2]["resource"]["uri"],
+        "attachment:///doc.pdf"
+    );
+    assert_eq!(sent["structuredContent"], json!({"count": 2}));
+    assert_eq!(sent["isError"], false);
+}

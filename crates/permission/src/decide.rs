@@ -94,7 +94,7 @@ pub(crate) fn allowed(
         chain.iter().all(|rules| {
             let matched = rules.matched(action, resource);
             rules.tightening_effect(matched).is_none()
-                && (rules.evaluate(action, resource) == Effect::Allow || approved())
+                && (rules.effect_of(matched) == Effect::Allow || approved())
         })
     })
 }

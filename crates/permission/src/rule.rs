@@ -294,14 +294,24 @@ impl Ruleset {
     /// The effect for `action` on `resource`: the last matching rule's, or ask when none
     /// matches.
     pub fn evaluate(&self, action: &str, resource: &str) -> Effect {
-        self.deciding(action, resource)
-            .map_or(Effect::Ask, |index| self.rules[index].effect)
+        self.effect_of(self.matched(action, resource))
     }
 
     /// The index of the rule that decides `action` on `resource`, if any: the last matching
     /// rule, or a stricter tightening one ([`restrict`](Self::restrict)).
     pub fn deciding(&self, action: &str, resource: &str) -> Option<usize> {
-        let matched = self.matched(action, resource);
+        self.deciding_of(self.matched(action, resource))
+    }
+
+    /// The effect of the rules `matched` found (no deciding rule: ask), for a caller that
+    /// also needs the match itself.
+    pub(crate) fn effect_of(&self, matched: Matched) -> Effect {
+        self.deciding_of(matched)
+            .map_or(Effect::Ask, |index| self.rules[index].effect)
+    }
+
+    /// [`deciding`](Self::deciding) of a match already made.
+    fn deciding_of(&self, matched: Matched) -> Option<usize> {
         match matched.tightening {
             // Stricter wins; with no ordinary match, a tightening ask is the rule that asks.
             Some(t)
