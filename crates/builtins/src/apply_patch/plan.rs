@@ -85,8 +85,8 @@ struct Entry {
 }
 
 /// Applies `hunks` to the files in `disk` (every path the hunks name must be there; their
-/// bytes move into the changes, uncopied), counting each chunk applied into `steps`. The error is the model-facing reason, without the
-/// "nothing changed" note.
+/// bytes move into the changes, uncopied), counting each chunk applied into `steps`. The error
+/// is the model-facing reason, without the "nothing changed" note.
 pub(crate) fn plan(
     hunks: &[Resolved<'_>],
     disk: HashMap<PathBuf, Disk>,
