@@ -16,7 +16,7 @@
 use serde_json::{Map, Value};
 
 use super::compiled::{Node, field_names};
-use super::describe::{expected, got, near};
+use super::describe::{expected, got, json_type, near, type_admits};
 use super::rewrite::drops_any;
 use super::{FieldPath, Problem};
 
@@ -82,8 +82,9 @@ fn admitted(value: &Value, node: &Node) -> bool {
             inner.is_empty()
         });
     }
-    if let Some(types) = node.admits
-        && !types.admit(value)
+    let actual = json_type(value);
+    if let Some(types) = &node.types
+        && !types.iter().any(|wanted| type_admits(wanted, actual))
     {
         return false;
     }
@@ -102,15 +103,26 @@ fn object(
     {
         *flag = true;
     }
-    // The required fields present are counted as the fields are walked (each is looked up
-    // once); the missing ones are named, ahead of the fields' own problems, only when the count
-    // falls short (a required name the schema does not declare is then looked up too).
-    let first_field_problem = problems.len();
-    let mut present = 0;
+    // Counting the required fields present is a scan; naming the missing ones a lookup each,
+    // made only when one is missing.
+    let present = map
+        .keys()
+        .filter(|key| node.required.iter().any(|name| name == *key))
+        .count();
+    if present < node.required.len() {
+        for name in node.required.iter().filter(|name| !map.contains_key(*name)) {
+            let what = node
+                .property(name)
+                .map_or_else(|| "a value".to_owned(), |p| expected(&p.node.schema));
+            problems.push(Problem::at(
+                &path.field(name),
+                format!("missing required field; expected {what}"),
+            ));
+        }
+    }
     for (key, field) in map {
         match node.property(key) {
             Some(property) => {
-                present += usize::from(property.required);
                 check(
                     field,
                     &property.node,
@@ -140,22 +152,5 @@ fn object(
             }
             None => {}
         }
-    }
-    if present < node.required.len() {
-        let missing: Vec<Problem> = node
-            .required
-            .iter()
-            .filter(|name| !map.contains_key(*name))
-            .map(|name| {
-                let what = node
-                    .property(name)
-                    .map_or_else(|| "a value".to_owned(), |p| expected(&p.node.schema));
-                Problem::at(
-                    &path.field(name),
-                    format!("missing required field; expected {what}"),
-                )
-            })
-            .collect();
-        problems.splice(first_field_problem..first_field_problem, missing);
     }
 }

@@ -16,11 +16,8 @@ use super::{ALIASES, IGNORED};
 pub(crate) struct Node {
     /// The schema this node was compiled from, for error messages.
     pub(crate) schema: Value,
-    /// The JSON types admitted, when the schema says (see [`types`]), by name for messages and
-    /// coercions.
+    /// The JSON types admitted, when the schema says (see [`types`]).
     pub(crate) types: Option<Vec<&'static str>>,
-    /// The same types as a set, which the per-call check asks.
-    pub(crate) admits: Option<JsonTypes>,
     /// The fixed values admitted (`enum`, `const`, or alternatives that are each a `const`).
     pub(crate) choices: Option<Vec<Value>>,
     /// The `oneOf`/`anyOf` alternatives of a schema without `type`.
@@ -68,11 +65,9 @@ impl Node {
                 })
                 .collect()
         });
-        let types = types(schema);
         Self {
             schema: schema.clone(),
-            admits: types.as_deref().map(JsonTypes::of),
-            types,
+            types: types(schema),
             choices: choices(schema).map(|values| values.into_iter().cloned().collect()),
             alternatives: untyped_alternatives,
             limits: Limits::of(schema),
@@ -102,50 +97,6 @@ impl Node {
         self.types
             .as_ref()
             .is_none_or(|types| types.contains(&"null"))
-    }
-}
-
-/// A set of JSON types, one bit each; `number` admits `integer` values too.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct JsonTypes(u8);
-
-impl JsonTypes {
-    const NULL: u8 = 1;
-    const BOOLEAN: u8 = 1 << 1;
-    const INTEGER: u8 = 1 << 2;
-    const NUMBER: u8 = 1 << 3;
-    const STRING: u8 = 1 << 4;
-    const ARRAY: u8 = 1 << 5;
-    const OBJECT: u8 = 1 << 6;
-
-    /// The set of the type `names` (as [`types`] gives them).
-    fn of(names: &[&str]) -> Self {
-        Self(names.iter().fold(0, |set, name| {
-            set | match *name {
-                "null" => Self::NULL,
-                "boolean" => Self::BOOLEAN,
-                "integer" => Self::INTEGER,
-                "number" => Self::NUMBER | Self::INTEGER,
-                "string" => Self::STRING,
-                "array" => Self::ARRAY,
-                "object" => Self::OBJECT,
-                _ => 0,
-            }
-        }))
-    }
-
-    /// True when `value`'s type is in the set (the rule of [`type_admits`](super::describe::type_admits)).
-    pub(crate) fn admit(self, value: &Value) -> bool {
-        let bit = match value {
-            Value::Null => Self::NULL,
-            Value::Bool(_) => Self::BOOLEAN,
-            Value::Number(n) if n.is_i64() || n.is_u64() => Self::INTEGER,
-            Value::Number(_) => Self::NUMBER,
-            Value::String(_) => Self::STRING,
-            Value::Array(_) => Self::ARRAY,
-            Value::Object(_) => Self::OBJECT,
-        };
-        self.0 & bit != 0
     }
 }
 
