@@ -242,6 +242,23 @@ pub(crate) struct Real {
     pub(crate) directory: PathBuf,
 }
 
+impl Real {
+    /// What exists at the canonical `canonical`: a directory is its own directory, anything
+    /// else is held by its parent.
+    fn existing(canonical: PathBuf, kind: EntryKind) -> Self {
+        let directory = if kind == EntryKind::Directory {
+            canonical.clone()
+        } else {
+            canonical.parent().unwrap_or(&canonical).to_path_buf()
+        };
+        Self {
+            canonical,
+            kind: Some(kind),
+            directory,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) enum RealError {
     Reason(PathReason),
@@ -281,15 +298,7 @@ fn real_path_below(root: &Path, path: &Path) -> Option<Real> {
         }
         kind = Some(EntryKind::of(meta.file_type()));
     }
-    let directory = match kind? {
-        EntryKind::Directory => canonical.clone(),
-        _ => canonical.parent()?.to_path_buf(),
-    };
-    Some(Real {
-        canonical,
-        kind,
-        directory,
-    })
+    Some(Real::existing(canonical, kind?))
 }
 
 /// The canonical form of an absolute, normalized path that may not exist yet (LM3): existing
@@ -305,17 +314,7 @@ fn real_path_inner(path: &Path, hops: &mut u32) -> Result<Real, RealError> {
         Ok(canonical) => {
             let meta = fs::metadata(&canonical)
                 .map_err(|err| RealError::Io("stat", canonical.clone(), err))?;
-            let kind = EntryKind::of(meta.file_type());
-            let directory = if kind == EntryKind::Directory {
-                canonical.clone()
-            } else {
-                canonical.parent().unwrap_or(&canonical).to_path_buf()
-            };
-            Ok(Real {
-                canonical,
-                kind: Some(kind),
-                directory,
-            })
+            Ok(Real::existing(canonical, EntryKind::of(meta.file_type())))
         }
         Err(err)
             if matches!(

@@ -83,39 +83,34 @@ fn the_server_lists_the_one_mcp_form_of_the_catalog() {
 /// without a JSON detour: text, an image and an embedded blob, and a structured object.
 #[tokio::test]
 async fn the_server_sends_the_one_mcp_form_of_a_result() {
-    use tackle_tool_core::{Call, Content, Context};
+    use tackle_tool_core::{Call, Content, Context, from_fn};
 
-    struct Attach;
-    impl tackle_tool_core::Execute for Attach {
-        type Input = Value;
-        type Output = Value;
-        async fn execute(&self, _: Value, _: &Context) -> Result<Value, ToolError> {
-            Ok(json!({"count": 2}))
-        }
-    }
     let data = tempfile::tempdir().unwrap();
     let app = ApplicationTools::new();
     let registry = ToolRegistry::new(
         &app,
         OutputStore::new(StoreConfig::in_data_dir(data.path())),
     );
-    let attach = Tool::typed("attaches files", Attach)
-        .model_output(|_: &Value| {
-            vec![
-                Content::text("two files"),
-                Content::File {
-                    mime: "image/png".into(),
-                    data: vec![0x89, b'P', b'N', b'G'],
-                    name: Some("pixel.png".into()),
-                },
-                Content::File {
-                    mime: "application/pdf".into(),
-                    data: b"%PDF-1.4".to_vec(),
-                    name: Some("doc.pdf".into()),
-                },
-            ]
-        })
-        .build();
+    let attach = Tool::typed(
+        "attaches files",
+        from_fn(|_: Value, _: Context| async { Ok::<_, ToolError>(json!({"count": 2})) }),
+    )
+    .model_output(|_: &Value| {
+        vec![
+            Content::text("two files"),
+            Content::File {
+                mime: "image/png".into(),
+                data: vec![0x89, b'P', b'N', b'G'],
+                name: Some("pixel.png".into()),
+            },
+            Content::File {
+                mime: "application/pdf".into(),
+                data: b"%PDF-1.4".to_vec(),
+                name: Some("doc.pdf".into()),
+            },
+        ]
+    })
+    .build();
     let _guard = registry
         .tools()
         .register([("attach".to_owned(), attach)])
