@@ -148,12 +148,13 @@ fn explain(
         eprintln!("{warning}");
     }
     // Explaining asks nobody.
-    let permission = Permission::new(
+    let permission = Permission::builder(
         config.rules.clone(),
         SavedApprovals::for_project(&data, &location)?,
         Arc::new(AnswerAll(Reply::Reject { message: None })),
     )
-    .with_protected(Protected::from_env(|key| std::env::var_os(key)).and_dir(&data));
+    .protected(Protected::from_env(|key| std::env::var_os(key)).and_dir(&data))
+    .build();
     let explanation = permission.explain(action, resource);
     let files = files(&config);
     let text = if json {

@@ -170,8 +170,8 @@ impl HostBuilder {
         // MCP servers start from the same scrubbed environment; what their configuration puts
         // in their hands (`{env:NAME}` values, headers) is redacted like bash's credentials. A
         // bad server entry fails the build only when servers are connected (not a one-shot).
-        let scrub = scrub_options(&bash, &env);
-        let mcp_servers = mcp::servers(&config, &env, &location, &scrub);
+        let server_env = mcp::ServerEnv::new(scrub_options(&bash, &env));
+        let mcp_servers = mcp::servers(&config, &env, &location, &server_env);
         if let Ok(resolved) = &mcp_servers {
             secrets.extend(resolved.secrets.iter().cloned());
         }
@@ -190,12 +190,13 @@ impl HostBuilder {
         for (name, rules) in &config.agents {
             agents.define(name.clone(), rules.clone());
         }
-        let mut permission = Permission::new(config.rules.clone(), saved, asker)
-            .with_protected(protected)
-            .with_agents(agents);
+        let mut permission = Permission::builder(config.rules.clone(), saved, asker)
+            .protected(protected)
+            .agents(agents);
         if let Some(audit) = &audit {
-            permission = permission.with_observer(Arc::new(audit.clone()));
+            permission = permission.observer(Arc::new(audit.clone()));
         }
+        let permission = permission.build();
         let mut services = LocationServices::new(
             Location::new(&location).map_err(HostError::Builtins)?,
             permission.clone(),
@@ -269,7 +270,7 @@ impl HostBuilder {
             .with_store(store.clone());
         let mcp = Servers::start(servers, &registry.tools(), options.clone());
         let session_servers = mcp::SessionServers {
-            base: tackle_builtins::bash::scrubbed_env(&scrub),
+            base: server_env,
             env,
             location: location.clone(),
             options,

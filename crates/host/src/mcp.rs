@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::json;
@@ -27,19 +28,17 @@ pub(crate) struct Resolved {
 }
 
 /// The enabled servers of `config`; a server the configuration cannot describe is a
-/// [`ConfigError`] naming its key. Local servers start from `scrub`'s environment with the
-/// credentials removed (the host's environment, as `bash` gives it to a command).
+/// [`ConfigError`] naming its key. Local servers start from `base`.
 pub(crate) fn servers(
     config: &Config,
     env: &Environment,
     location: &Path,
-    scrub: &BashOptions,
+    base: &ServerEnv,
 ) -> Result<Resolved, ConfigError> {
     let Some(servers) = &config.settings.mcp else {
         return Ok(Resolved::default());
     };
-    let base = tackle_builtins::bash::scrubbed_env(scrub);
-    resolve_all(servers, env, location, &base, |path| {
+    resolve_all(servers, env, location, base.base(), |path| {
         config.origin(path).to_string()
     })
 }
@@ -72,12 +71,34 @@ fn resolve_all(
     Ok(resolved)
 }
 
+/// The environment local servers start from: the host's, scrubbed as `bash` scrubs a
+/// command's; made when a server first needs it (most hosts start none).
+#[derive(Debug, Clone)]
+pub(crate) struct ServerEnv {
+    scrub: BashOptions,
+    base: OnceLock<Vec<(std::ffi::OsString, std::ffi::OsString)>>,
+}
+
+impl ServerEnv {
+    pub(crate) fn new(scrub: BashOptions) -> Self {
+        Self {
+            scrub,
+            base: OnceLock::new(),
+        }
+    }
+
+    fn base(&self) -> &[(std::ffi::OsString, std::ffi::OsString)] {
+        self.base
+            .get_or_init(|| tackle_builtins::bash::scrubbed_env(&self.scrub))
+    }
+}
+
 /// What a session's servers are resolved and started with: the host's environment, scrubbed
 /// and whole (for `{env:NAME}`), its Location, and the options of its own servers.
 #[derive(Debug, Clone)]
 pub(crate) struct SessionServers {
     pub(crate) env: Environment,
-    pub(crate) base: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    pub(crate) base: ServerEnv,
     pub(crate) location: std::path::PathBuf,
     pub(crate) options: tackle_mcp_client::Options,
 }
@@ -90,7 +111,7 @@ impl SessionServers {
         session: &str,
         servers: &BTreeMap<String, McpServerConfig>,
     ) -> Result<Resolved, ConfigError> {
-        resolve_all(servers, &self.env, &self.location, &self.base, |_| {
+        resolve_all(servers, &self.env, &self.location, self.base.base(), |_| {
             format!("session {session}")
         })
     }

@@ -64,5 +64,5 @@ pub use protect::{Protected, Protection};
 pub use request::{AnswerAll, Asker, PendingRequest, Reply, ReplyLater, Request, Source};
 pub use rule::{Effect, Rule, RuleOrigin, Ruleset};
 pub use saved::SavedApprovals;
-pub use service::{AgentVisibility, Permission};
+pub use service::{AgentVisibility, Permission, PermissionBuilder};
 pub use wildcard::{Pattern, matches};

@@ -142,3 +142,45 @@ async fn rejections_and_dropped_requests_are_decisions_too() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_service_built_in_one_step_has_its_protection_agents_and_observer() {
+    let config = tempfile::tempdir().unwrap();
+    let protected = std::fs::canonicalize(config.path()).unwrap();
+    let mut agents = tackle_permission::Agents::new();
+    agents.define("plan", crate::support::rules(&[("bash", "*", Deny)]));
+    let seen = Arc::new(Seen::default());
+    let permission = Permission::builder(
+        crate::support::rules(&[("*", "*", Allow)]),
+        tackle_permission::SavedApprovals::in_memory(),
+        Arc::new(AnswerAll(Reply::Reject { message: None })),
+    )
+    .protected(tackle_permission::Protected::with_user_dirs([
+        protected.clone()
+    ]))
+    .agents(agents)
+    .observer(seen.clone())
+    .build();
+    let inside = protected.join("tackle.json");
+    // The protected directory asks (and the asker rejects) despite the allow rule.
+    let err = permission
+        .assert(request("s", "edit", &[inside.to_str().unwrap()]))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, PermissionError::Declined), "{err:?}");
+    // The agent's own rules apply after the global ones.
+    let mut plan = request("s", "bash", &["ls"]);
+    plan.agent = "plan".into();
+    let err = permission.assert(plan).await.unwrap_err();
+    assert!(matches!(err, PermissionError::Blocked { .. }), "{err:?}");
+    permission
+        .assert(request("s", "bash", &["ls"]))
+        .await
+        .unwrap();
+    let seen: Vec<_> = seen.0.lock().unwrap().iter().map(summary).collect();
+    assert_eq!(
+        seen.iter().map(|s| s.4).collect::<Vec<_>>(),
+        [Verdict::Rejected, Verdict::Blocked, Verdict::Allowed],
+        "{seen:?}"
+    );
+}

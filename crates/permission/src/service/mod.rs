@@ -45,6 +45,62 @@ struct Inner {
     observer: Option<Arc<dyn DecisionObserver>>,
 }
 
+/// A [`Permission`] being set up: [`Permission::builder`]. What is not set is as
+/// [`Permission::new`] has it.
+#[must_use]
+pub struct PermissionBuilder {
+    rules: Ruleset,
+    saved: SavedApprovals,
+    asker: Arc<dyn Asker>,
+    agents: Agents,
+    /// `None`: the process environment's ([`Protected::from_env`]), looked up at `build`.
+    protected: Option<Protected>,
+    observer: Option<Arc<dyn DecisionObserver>>,
+}
+
+impl fmt::Debug for PermissionBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PermissionBuilder")
+            .field("rules", &self.rules)
+            .field("protected", &self.protected)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PermissionBuilder {
+    /// `protected` decides which writes always ask ([`Permission::with_protected`]).
+    pub fn protected(mut self, protected: Protected) -> Self {
+        self.protected = Some(protected);
+        self
+    }
+
+    /// `agents` decide each agent's requests ([`Permission::with_agents`]).
+    pub fn agents(mut self, agents: Agents) -> Self {
+        self.agents = agents;
+        self
+    }
+
+    /// `observer` is told of every decision ([`Permission::with_observer`]).
+    pub fn observer(mut self, observer: Arc<dyn DecisionObserver>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// The service.
+    pub fn build(self) -> Permission {
+        Permission::from_parts(Parts {
+            rules: self.rules,
+            agents: self.agents,
+            saved: self.saved,
+            asker: self.asker,
+            protected: self
+                .protected
+                .unwrap_or_else(|| Protected::from_env(|key| std::env::var_os(key))),
+            observer: self.observer,
+        })
+    }
+}
+
 /// What a service is built from (the rest of [`Inner`] is its live state).
 struct Parts {
     rules: Ruleset,
@@ -86,15 +142,24 @@ impl Permission {
     /// through `asker`. Writes to the protected resources of the process environment
     /// ([`Protected::from_env`]) always ask.
     pub fn new(rules: Ruleset, saved: SavedApprovals, asker: Arc<dyn Asker>) -> Self {
-        let protected = Protected::from_env(|key| std::env::var_os(key));
-        Self::from_parts(Parts {
+        Self::builder(rules, saved, asker).build()
+    }
+
+    /// A service as [`new`](Self::new) makes it, with the agents, the protection and the
+    /// observer set before it is built: a host setting them pays for building it once.
+    pub fn builder(
+        rules: Ruleset,
+        saved: SavedApprovals,
+        asker: Arc<dyn Asker>,
+    ) -> PermissionBuilder {
+        PermissionBuilder {
             rules,
-            agents: Agents::new(),
             saved,
             asker,
-            protected,
+            agents: Agents::new(),
+            protected: None,
             observer: None,
-        })
+        }
     }
 
     /// The same rules, saved approvals and asker, with `protected` deciding which writes always
