@@ -36,17 +36,8 @@ pub(crate) enum Sniffed {
 /// Sniffs `sample`, the first bytes of the file at `path`; `complete` when it is the whole file.
 pub(crate) fn sniff(sample: &[u8], complete: bool, path: &Path) -> Sniffed {
     #[cfg(feature = "media")]
-    if let Some(kind) = infer::get(sample) {
-        match kind.mime_type() {
-            "image/png" => return Sniffed::Media("image/png"),
-            "image/jpeg" => return Sniffed::Media("image/jpeg"),
-            "image/gif" => return Sniffed::Media("image/gif"),
-            "image/webp" => return Sniffed::Media("image/webp"),
-            "image/bmp" => return Sniffed::Media("image/bmp"),
-            "image/tiff" => return Sniffed::Media("image/tiff"),
-            "application/pdf" => return Sniffed::Media("application/pdf"),
-            _ => {}
-        }
+    if let Some(mime) = media(sample) {
+        return Sniffed::Media(mime);
     }
     let detected = encoding::detect(sample, complete);
     // UTF-16 text is full of NUL bytes: its BOM decides before the binary checks.
@@ -70,6 +61,44 @@ pub(crate) fn sniff(sample: &[u8], complete: bool, path: &Path) -> Sniffed {
         Ok(encoding) => Sniffed::Text(encoding),
         Err(offset) => Sniffed::NotUtf8 { offset },
     }
+}
+
+/// The media type of `sample` when it is an image or PDF that read shows.
+///
+/// `infer::get` tries every format it knows (a PDF header is searched for in the first KiB),
+/// in its own order; it is asked only when one of the formats shown matches, and then its
+/// answer decides, so a file that an earlier format claims stays what it was.
+#[cfg(feature = "media")]
+fn media(sample: &[u8]) -> Option<&'static str> {
+    const SHOWN: [fn(&[u8]) -> bool; 7] = [
+        infer::image::is_png,
+        infer::image::is_jpeg,
+        infer::image::is_gif,
+        infer::image::is_webp,
+        infer::image::is_bmp,
+        infer::image::is_tiff,
+        infer::archive::is_pdf,
+    ];
+    if !SHOWN.iter().any(|matches| matches(sample)) {
+        return None;
+    }
+    shown_media(infer::get(sample)?.mime_type())
+}
+
+/// `mime` when read shows files of that type.
+#[cfg(feature = "media")]
+fn shown_media(mime: &str) -> Option<&'static str> {
+    [
+        "image/png",
+        "image/jpeg",
+        "image/gif",
+        "image/webp",
+        "image/bmp",
+        "image/tiff",
+        "application/pdf",
+    ]
+    .into_iter()
+    .find(|shown| *shown == mime)
 }
 
 /// The encoding edit and write keep for an existing file whose bytes start with `head` (the
@@ -113,6 +142,32 @@ fn looks_binary(sample: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "media")]
+    proptest::proptest! {
+        /// Asking `infer` only when a shown format matches changes no verdict: the same as
+        /// asking it of every sample. Samples start with each shown format's magic bytes, or
+        /// with a look-alike (a TIFF header that is a Canon raw, `%PDF` further in).
+        #[test]
+        fn media_is_what_infer_says_of_every_sample(
+            prefix in proptest::sample::select(vec![
+                &b""[..], b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF89a", b"RIFF\0\0\0\0WEBPVP8 ",
+                b"BM", b"II*\0", b"MM\0*", b"II*\0\x10\0\0\0CR\x02\0", b"%PDF-1.7", b"PK\x03\x04",
+                b"\x7fELF", b"#!/bin/sh\n",
+            ]),
+            rest in proptest::collection::vec(proptest::num::u8::ANY, 0..1100),
+            pdf_at in proptest::option::of(0usize..1100),
+        ) {
+            let mut sample = prefix.to_vec();
+            sample.extend_from_slice(&rest);
+            if let Some(at) = pdf_at {
+                let at = at.min(sample.len());
+                sample.splice(at..at, b"%PDF".iter().copied());
+            }
+            let asked_always = infer::get(&sample).and_then(|kind| shown_media(kind.mime_type()));
+            proptest::prop_assert_eq!(media(&sample), asked_always);
+        }
+    }
 
     fn of(bytes: &[u8], name: &str) -> Sniffed {
         sniff(bytes, true, Path::new(name))
