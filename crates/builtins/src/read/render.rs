@@ -100,8 +100,15 @@ pub(crate) fn text_page(
     notes: &[String],
 ) -> String {
     let mut out = header(path);
+    // A line's number, ": " and newline take at most this many bytes.
+    const FRAME: usize = 24;
+    out.reserve(lines.iter().map(|line| line.len() + FRAME).sum::<usize>() + 128);
+    let mut number = itoa::Buffer::new();
     for (index, line) in lines.iter().enumerate() {
-        let _ = writeln!(out, "{}: {line}", offset + index as u64);
+        out.push_str(number.format(offset + index as u64));
+        out.push_str(": ");
+        out.push_str(line);
+        out.push('\n');
     }
     out.push('\n');
     out.push_str(&hint.text());
