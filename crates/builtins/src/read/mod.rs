@@ -321,8 +321,8 @@ fn read_text_or_media(
                 })
                 .into_iter()
                 .collect();
-            let text = render::text_page(resource, page.offset, &page.lines, hint, &notes);
-            let frame = render::frame(&text, page.lines.iter().map(String::as_str));
+            let text = render::text_page(resource, page.offset, page.lines.iter(), hint, &notes);
+            let frame = render::frame(&text, page.lines.iter());
             Ok(Some(
                 Rendered::text(
                     ReadOutput::TextPage(TextPageOutput {
@@ -410,7 +410,13 @@ fn managed_page(reference: &OutputRef, page: &Page) -> Rendered<ReadOutput> {
         ));
     }
     let path = reference.to_string();
-    let text = render::text_page(&path, offset, &page.lines, hint, &notes);
+    let text = render::text_page(
+        &path,
+        offset,
+        page.lines.iter().map(String::as_str),
+        hint,
+        &notes,
+    );
     let frame = render::frame(&text, page.lines.iter().map(String::as_str));
     let output = TextPageOutput {
         path,

@@ -10,6 +10,7 @@
 //!   fit becomes `next`.
 //! - Lines are split on `\n`, a trailing `\r` is dropped; a final newline does not start a line.
 
+use std::borrow::Cow;
 use std::io::{self, BufRead};
 
 pub(crate) use crate::text::MAX_LINE_CHARS;
@@ -33,7 +34,7 @@ pub(crate) struct PageBudget {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TextPage {
     /// The lines, without endings, long ones clamped.
-    pub(crate) lines: Vec<String>,
+    pub(crate) lines: PageLines,
     /// The number of `lines[0]`.
     pub(crate) offset: u64,
     /// Lines in the whole file.
@@ -44,6 +45,50 @@ pub(crate) struct TextPage {
     pub(crate) capped: bool,
     /// Lines shown clamped to [`MAX_LINE_CHARS`].
     pub(crate) clamped: usize,
+}
+
+/// A page's lines, without endings: one string holding them all and where each ends, so a
+/// page of many short lines is not one allocation per line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct PageLines {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl PageLines {
+    fn push(&mut self, line: &str) {
+        self.text.push_str(line);
+        self.ends.push(self.text.len());
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = &str> + Clone + '_ {
+        (0..self.ends.len()).map(|at| {
+            let start = at.checked_sub(1).map_or(0, |before| self.ends[before]);
+            &self.text[start..self.ends[at]]
+        })
+    }
+}
+
+#[cfg(test)]
+impl PartialEq<Vec<&str>> for PageLines {
+    fn eq(&self, other: &Vec<&str>) -> bool {
+        self.iter().eq(other.iter().copied())
+    }
+}
+
+#[cfg(test)]
+impl<const N: usize> PartialEq<[&str; N]> for PageLines {
+    fn eq(&self, other: &[&str; N]) -> bool {
+        self.iter().eq(other.iter().copied())
+    }
 }
 
 /// Why no page could be produced.
@@ -89,7 +134,7 @@ pub(crate) fn page(reader: &mut impl BufRead, budget: PageBudget) -> Result<Text
         position += used as u64;
         reader.consume(used);
     }
-    let mut lines = Vec::new();
+    let mut lines = PageLines::default();
     let mut used_bytes = 0usize;
     let mut clamped = 0usize;
     let mut capped = false;
@@ -123,7 +168,7 @@ pub(crate) fn page(reader: &mut impl BufRead, budget: PageBudget) -> Result<Text
             }
             used_bytes += shown;
             clamped += usize::from(was_clamped);
-            lines.push(text);
+            lines.push(&text);
             line += 1;
         }
     }
@@ -187,7 +232,7 @@ fn read_line(reader: &mut impl BufRead, raw: &mut Vec<u8>) -> io::Result<Option<
 
 /// The shown text of a raw line and whether it was clamped; `Err` carries the offset of the
 /// first invalid byte.
-fn decode_line(raw: &[u8], cut: bool) -> Result<(String, bool), usize> {
+fn decode_line(raw: &[u8], cut: bool) -> Result<(Cow<'_, str>, bool), usize> {
     let text = match std::str::from_utf8(raw) {
         Ok(text) => text,
         // Capturing stopped inside a character: what came before is the line's start.
@@ -204,9 +249,9 @@ fn decode_line(raw: &[u8], cut: bool) -> Result<(String, bool), usize> {
         None
     };
     match past_limit {
-        Some((at, _)) => Ok((format!("{}{LINE_TRUNCATED}", &text[..at]), true)),
-        None if cut => Ok((format!("{text}{LINE_TRUNCATED}"), true)),
-        None => Ok((text.to_owned(), false)),
+        Some((at, _)) => Ok((format!("{}{LINE_TRUNCATED}", &text[..at]).into(), true)),
+        None if cut => Ok((format!("{text}{LINE_TRUNCATED}").into(), true)),
+        None => Ok((text.into(), false)),
     }
 }
 

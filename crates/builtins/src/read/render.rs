@@ -92,19 +92,19 @@ pub(crate) fn header(path: &str) -> String {
 }
 
 /// A numbered text page.
-pub(crate) fn text_page(
+pub(crate) fn text_page<'a>(
     path: &str,
     offset: u64,
-    lines: &[String],
+    lines: impl Iterator<Item = &'a str> + Clone,
     hint: Hint,
     notes: &[String],
 ) -> String {
     let mut out = header(path);
     // A line's number, ": " and newline take at most this many bytes.
     const FRAME: usize = 24;
-    out.reserve(lines.iter().map(|line| line.len() + FRAME).sum::<usize>() + 128);
+    out.reserve(lines.clone().map(|line| line.len() + FRAME).sum::<usize>() + 128);
     let mut number = itoa::Buffer::new();
-    for (index, line) in lines.iter().enumerate() {
+    for (index, line) in lines.enumerate() {
         out.push_str(number.format(offset + index as u64));
         out.push_str(": ");
         out.push_str(line);
