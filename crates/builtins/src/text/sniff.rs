@@ -63,6 +63,23 @@ pub(crate) fn sniff(sample: &[u8], complete: bool, path: &Path) -> Sniffed {
     }
 }
 
+/// A format's test of a file's first bytes.
+#[cfg(feature = "media")]
+type Magic = fn(&[u8]) -> bool;
+
+/// The images and PDF that read shows: each format's test of a file's first bytes, and its
+/// media type.
+#[cfg(feature = "media")]
+const SHOWN: [(Magic, &str); 7] = [
+    (infer::image::is_png, "image/png"),
+    (infer::image::is_jpeg, "image/jpeg"),
+    (infer::image::is_gif, "image/gif"),
+    (infer::image::is_webp, "image/webp"),
+    (infer::image::is_bmp, "image/bmp"),
+    (infer::image::is_tiff, "image/tiff"),
+    (pdf_header, "application/pdf"),
+];
+
 /// The media type of `sample` when it is an image or PDF that read shows.
 ///
 /// `infer::get` tries every format it knows (a PDF header is searched for in the first KiB),
@@ -70,16 +87,7 @@ pub(crate) fn sniff(sample: &[u8], complete: bool, path: &Path) -> Sniffed {
 /// answer decides, so a file that an earlier format claims stays what it was.
 #[cfg(feature = "media")]
 fn media(sample: &[u8]) -> Option<&'static str> {
-    const SHOWN: [fn(&[u8]) -> bool; 7] = [
-        infer::image::is_png,
-        infer::image::is_jpeg,
-        infer::image::is_gif,
-        infer::image::is_webp,
-        infer::image::is_bmp,
-        infer::image::is_tiff,
-        pdf_header,
-    ];
-    if !SHOWN.iter().any(|matches| matches(sample)) {
+    if !SHOWN.iter().any(|(matches, _)| matches(sample)) {
         return None;
     }
     shown_media(infer::get(sample)?.mime_type())
@@ -95,17 +103,10 @@ fn pdf_header(sample: &[u8]) -> bool {
 /// `mime` when read shows files of that type.
 #[cfg(feature = "media")]
 fn shown_media(mime: &str) -> Option<&'static str> {
-    [
-        "image/png",
-        "image/jpeg",
-        "image/gif",
-        "image/webp",
-        "image/bmp",
-        "image/tiff",
-        "application/pdf",
-    ]
-    .into_iter()
-    .find(|shown| *shown == mime)
+    SHOWN
+        .iter()
+        .map(|&(_, shown)| shown)
+        .find(|shown| *shown == mime)
 }
 
 /// The encoding edit and write keep for an existing file whose bytes start with `head` (the

@@ -88,27 +88,23 @@ impl PermissionBuilder {
 
     /// The service.
     pub fn build(self) -> Permission {
-        Permission::from_parts(Parts {
-            rules: self.rules,
-            agents: self.agents,
-            saved: self.saved,
-            asker: self.asker,
-            protected: self
-                .protected
-                .unwrap_or_else(|| Protected::from_env(|key| std::env::var_os(key))),
-            observer: self.observer,
-        })
+        let protected = self
+            .protected
+            .unwrap_or_else(|| Protected::from_env(|key| std::env::var_os(key)));
+        Permission {
+            inner: Arc::new(Inner {
+                chains: self.agents.chains(&self.rules),
+                rules: self.rules,
+                agents: self.agents,
+                saved: self.saved,
+                asker: self.asker,
+                protected,
+                state: Mutex::new(State::default()),
+                events: Events::default(),
+                observer: self.observer,
+            }),
+        }
     }
-}
-
-/// What a service is built from (the rest of [`Inner`] is its live state).
-struct Parts {
-    rules: Ruleset,
-    agents: Agents,
-    saved: SavedApprovals,
-    asker: Arc<dyn Asker>,
-    protected: Protected,
-    observer: Option<Arc<dyn DecisionObserver>>,
 }
 
 #[derive(Default)]
@@ -166,10 +162,7 @@ impl Permission {
     /// ask. Meant for building: requests pending on `self` stay with `self`.
     #[must_use]
     pub fn with_protected(&self, protected: Protected) -> Self {
-        Self::from_parts(Parts {
-            protected,
-            ..self.parts()
-        })
+        self.rebuilt().protected(protected).build()
     }
 
     /// The same rules, saved approvals, asker and protection, with `agents` deciding each
@@ -178,56 +171,26 @@ impl Permission {
     /// with `self`.
     #[must_use]
     pub fn with_agents(&self, agents: Agents) -> Self {
-        Self::from_parts(Parts {
-            agents,
-            ..self.parts()
-        })
+        self.rebuilt().agents(agents).build()
     }
 
     /// The same service, telling `observer` of every decision [`assert`](Self::assert) makes
     /// (a host's audit log). Meant for building: requests pending on `self` stay with `self`.
     #[must_use]
     pub fn with_observer(&self, observer: Arc<dyn DecisionObserver>) -> Self {
-        Self::from_parts(Parts {
-            observer: Some(observer),
-            ..self.parts()
-        })
+        self.rebuilt().observer(observer).build()
     }
 
-    /// What `self` was built from, for a builder that changes one part.
-    fn parts(&self) -> Parts {
+    /// A builder holding what `self` was built from, for a `with_*` that changes one part.
+    fn rebuilt(&self) -> PermissionBuilder {
         let inner = &self.inner;
-        Parts {
+        PermissionBuilder {
             rules: inner.rules.clone(),
-            agents: inner.agents.clone(),
             saved: inner.saved.clone(),
             asker: Arc::clone(&inner.asker),
-            protected: inner.protected.clone(),
+            agents: inner.agents.clone(),
+            protected: Some(inner.protected.clone()),
             observer: inner.observer.clone(),
-        }
-    }
-
-    fn from_parts(parts: Parts) -> Self {
-        let Parts {
-            rules,
-            agents,
-            saved,
-            asker,
-            protected,
-            observer,
-        } = parts;
-        Self {
-            inner: Arc::new(Inner {
-                chains: agents.chains(&rules),
-                rules,
-                agents,
-                saved,
-                asker,
-                protected,
-                state: Mutex::new(State::default()),
-                events: Events::default(),
-                observer,
-            }),
         }
     }
 
