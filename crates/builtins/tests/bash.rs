@@ -22,7 +22,7 @@ async fn pwd_reports_the_real_cwd_and_asserts_the_command() {
     );
     assert_eq!(
         out.structured,
-        json!({"command": "pwd", "cwd": root, "shell": BashOptions::default().shell, "exitCode": 0,
+        json!({"command": "pwd", "cwd": root, "shell": BashOptions::default().resolved_shell(), "exitCode": 0,
                "output": format!("{root}\n"), "truncated": false})
     );
     assert_eq!(
@@ -529,7 +529,7 @@ async fn the_definition_offers_background_jobs() {
     );
     insta::assert_json_snapshot!(definition.input_schema);
     // The default shell is the host's bash, wherever it is installed.
-    let shell = BashOptions::default().shell;
+    let shell = BashOptions::default().resolved_shell();
     assert_snapshot!(
         definition
             .description
@@ -544,7 +544,7 @@ async fn the_default_shell_is_bash() {
         return;
     }
     let bash = bash();
-    let shell = BashOptions::default().shell;
+    let shell = BashOptions::default().resolved_shell();
     assert_eq!(shell.file_name().unwrap(), "bash", "{}", shell.display());
     // What models write, and dash refuses.
     for (command, expected) in [
@@ -567,7 +567,7 @@ async fn a_configured_shell_is_used_and_named() {
     let bash = Setup {
         options: {
             let mut value = BashOptions::default();
-            value.shell = "/bin/bash".into();
+            value.shell = Some("/bin/bash".into());
             value
         },
         ..Setup::default()
@@ -584,11 +584,34 @@ async fn a_configured_shell_is_used_and_named() {
 }
 
 #[tokio::test]
+async fn without_a_configured_shell_bash_is_found_on_the_path_commands_start_with() {
+    // A host's own environment decides which bash runs, not the PATH of the process that
+    // built the tool.
+    let bin = tempfile::tempdir().unwrap();
+    let fake = bin.path().join("bash");
+    std::fs::write(&fake, "#!/bin/sh\necho \"fake bash\"\n").unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut options = BashOptions::default();
+    options.env = Some(vec![("PATH".into(), bin.path().into())]);
+    assert_eq!(options.resolved_shell(), fake);
+    let bash = Setup {
+        options,
+        ..Setup::default()
+    }
+    .build();
+    let out = settle(&bash.tool, json!({"command": "true"}))
+        .await
+        .unwrap();
+    assert_eq!(out.structured["shell"], fake.to_string_lossy().as_ref());
+    assert_eq!(out.structured["output"], "fake bash\n");
+}
+
+#[tokio::test]
 async fn a_shell_that_cannot_start_is_a_failure() {
     let bash = Setup {
         options: {
             let mut value = BashOptions::default();
-            value.shell = "/nonexistent/sh".into();
+            value.shell = Some("/nonexistent/sh".into());
             value
         },
         ..Setup::default()

@@ -248,7 +248,7 @@ async fn the_bypass_suite() {
         reply: reject_bash,
         options: {
             let mut value = BashOptions::default();
-            value.shell = "/bin/echo".into();
+            value.shell = Some("/bin/echo".into());
             value.env = Some(vec![("HOME".into(), home.clone().into())]);
             value
         },
@@ -361,7 +361,7 @@ async fn an_always_reply_saves_the_patterns_and_later_calls_pass() {
         reply: always,
         options: {
             let mut value = BashOptions::default();
-            value.shell = "/bin/echo".into();
+            value.shell = Some("/bin/echo".into());
             value
         },
         ..Setup::default()
@@ -432,7 +432,7 @@ async fn unresolved_parts_ask_even_when_every_command_is_allowed() {
         reply: reject_bash,
         options: {
             let mut value = BashOptions::default();
-            value.shell = "/bin/echo".into();
+            value.shell = Some("/bin/echo".into());
             value
         },
         ..Setup::default()

@@ -43,7 +43,7 @@ impl Prompts {
             ],
         );
         let mut options = BashOptions::default();
-        options.shell = "/bin/echo".into();
+        options.shell = Some("/bin/echo".into());
         options.env = Some(vec![("HOME".into(), home.clone().into())]);
         let services = services_at(&root, permission).with_bash(options);
         Self {

@@ -99,7 +99,7 @@ pub(crate) fn bash_options(config: &Config, env: &Environment) -> BashOptions {
         return options;
     };
     if let Some(shell) = &bash.shell {
-        options.shell.clone_from(shell);
+        options.shell = Some(shell.clone());
     }
     if let Some(ms) = bash.default_timeout_ms {
         options.default_timeout_ms = ms;

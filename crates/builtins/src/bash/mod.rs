@@ -141,9 +141,11 @@ impl TryFrom<u64> for TimeoutMs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct BashOptions {
-    /// The shell given `-c <command>` (the configured `shell`; default `bash` from the host's
-    /// `PATH`, then `/bin/bash`, and `/bin/sh` only where there is no bash).
-    pub shell: PathBuf,
+    /// The shell given `-c <command>`: the configured `shell`, or `None` for `bash` found on
+    /// the `PATH` of the environment commands start from (`env`, else the host process's),
+    /// then `/bin/bash`, and `/bin/sh` only where there is no bash. The tool looks it up once,
+    /// when it is built ([`BashOptions::resolved_shell`]).
+    pub shell: Option<PathBuf>,
     /// Names, or `*` patterns, of environment variables that commands see unchanged even when
     /// they look like credentials, by name or by value, or hold a URL with a password
     /// (`GITHUB_TOKEN`, `AWS_*`).
@@ -162,13 +164,31 @@ pub struct BashOptions {
 impl Default for BashOptions {
     fn default() -> Self {
         Self {
-            shell: shell::default_shell(std::env::var_os("PATH").as_deref()),
+            shell: None,
             env_allow: Vec::new(),
             env: None,
             capture_limit: MAX_CAPTURE_BYTES,
             default_timeout_ms: DEFAULT_TIMEOUT_MS,
             max_timeout_ms: MAX_TIMEOUT_MS,
         }
+    }
+}
+
+impl BashOptions {
+    /// The shell commands run with: [`BashOptions::shell`], or the one found on the `PATH`
+    /// commands start with when none is configured.
+    pub fn resolved_shell(&self) -> PathBuf {
+        if let Some(shell) = &self.shell {
+            return shell.clone();
+        }
+        let path = match &self.env {
+            Some(env) => env
+                .iter()
+                .find(|(name, _)| name == "PATH")
+                .map(|(_, value)| value.clone()),
+            None => std::env::var_os("PATH"),
+        };
+        shell::default_shell(path.as_deref())
     }
 }
 
@@ -200,7 +220,7 @@ fn base_env(options: &BashOptions) -> Vec<(OsString, OsString)> {
     }
 }
 
-fn description(options: &BashOptions) -> String {
+fn description(shell: &Path, options: &BashOptions) -> String {
     format!(
         "Executes a shell command with {shell} and returns its output.\n\
 \n\
@@ -223,7 +243,7 @@ reported, not treated as a failure.\n\
 - Environment variables that look like credentials (by name or by value) are removed, and \
 passwords are removed from URLs.\n\
 - Prefer the read, edit, write, glob and grep tools for reading, changing and finding files.",
-        shell = shell::named(&options.shell),
+        shell = shell::named(shell),
         default = options.default_timeout_ms.min(options.max_timeout_ms),
         max = options.max_timeout_ms,
     )
@@ -299,12 +319,14 @@ pub(crate) fn bash_tool(
     options: BashOptions,
     jobs: JobStore,
 ) -> Tool {
-    let description = description(&options);
+    let shell = options.resolved_shell();
+    let description = description(&shell, &options);
     Tool::typed(
         description,
         BashTool {
             location,
             permission,
+            shell,
             options,
             jobs,
         },
@@ -316,6 +338,8 @@ pub(crate) fn bash_tool(
 struct BashTool {
     location: Location,
     permission: Permission,
+    /// The shell every command runs with, looked up when the tool was built.
+    shell: PathBuf,
     options: BashOptions,
     jobs: JobStore,
 }
@@ -430,7 +454,7 @@ impl Execute for BashTool {
                 background::Mode::KeepOnTimeout(Duration::from_millis(timeout_ms))
             };
             let spec = jobs::Spec {
-                shell: self.options.shell.clone(),
+                shell: self.shell.clone(),
                 command: command.clone(),
                 cwd: target.canonical.clone(),
                 env: env.vars.clone(),
@@ -438,7 +462,7 @@ impl Execute for BashTool {
             let call = output::Call {
                 command,
                 cwd: target.canonical.display().to_string(),
-                shell: self.options.shell.display().to_string(),
+                shell: self.shell.display().to_string(),
                 timeout_ms,
                 capture_limit: self.options.capture_limit,
                 warnings: plan.warnings,
@@ -452,7 +476,7 @@ impl Execute for BashTool {
             return background::run(job, spec, call, mode).await;
         }
         let job = Job {
-            shell: &self.options.shell,
+            shell: &self.shell,
             command: &command,
             cwd: &target.canonical,
             env: &env.vars,
@@ -477,7 +501,7 @@ impl Execute for BashTool {
         let call = output::Call {
             command,
             cwd: target.canonical.display().to_string(),
-            shell: self.options.shell.display().to_string(),
+            shell: self.shell.display().to_string(),
             timeout_ms,
             capture_limit: self.options.capture_limit,
             warnings: plan.warnings,

@@ -36,7 +36,7 @@ pub(crate) fn effective(settings: &ConfigFile) -> ConfigFile {
         }),
         read: Some(read(&given.read.clone().unwrap_or_default())),
         bash: Some(BashConfig {
-            shell: bash_given.shell.or(Some(bash.shell)),
+            shell: bash_given.shell.or_else(|| Some(bash.resolved_shell())),
             default_timeout_ms: bash_given
                 .default_timeout_ms
                 .or(Some(bash.default_timeout_ms)),
