@@ -59,7 +59,6 @@ const JOBS_SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Serves until the client disconnects.
 pub(crate) async fn run(args: &ServeArgs, data_dir: Option<&Path>) -> Result<ExitCode, CliError> {
-    tackle_mcp::log_to_stderr();
     // Check the flags now, so a typo fails at once rather than at the client's first request.
     let flags = args.host.flags()?;
     let dir = match &args.host.dir {

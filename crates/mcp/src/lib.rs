@@ -20,9 +20,10 @@
 //! Managed outputs are resources: a `tool-output://` reference a result of this session named
 //! is listed by `resources/list` and read a page at a time by `resources/read`.
 //!
-//! Invariants: nothing but protocol is written to stdout (logs go to stderr through
-//! `tracing`); a call whose request is cancelled, or whose client disappears, is cancelled
-//! (a command's process group dies with it).
+//! Invariants: nothing but protocol is written to stdout (logs are `tracing` events; the host
+//! chooses the subscriber, and the `tackle` binary's writes to stderr); a call whose request
+//! is cancelled, or whose client disappears, is cancelled (a command's process group dies with
+//! it).
 
 #![deny(missing_docs)]
 
@@ -93,16 +94,4 @@ pub async fn serve_stdio(options: ServeOptions) -> Result<(), ServeError> {
     let outcome = server::run(server, stdio::ends()).await;
     session.close();
     outcome
-}
-
-/// Sends `tracing` output to stderr, filtered by `TACKLE_LOG` (default: warnings): stdout is
-/// the protocol.
-pub fn log_to_stderr() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("TACKLE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .try_init();
 }
