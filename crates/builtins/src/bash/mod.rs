@@ -182,8 +182,10 @@ impl BashOptions {
             return shell.clone();
         }
         let path = match &self.env {
+            // The last one, as a command given the same name twice gets the last value.
             Some(env) => env
                 .iter()
+                .rev()
                 .find(|(name, _)| name == "PATH")
                 .map(|(_, value)| value.clone()),
             None => std::env::var_os("PATH"),
