@@ -83,7 +83,7 @@ fn bash(services: &LocationServices) -> Option<Tool> {
     Some(crate::bash::bash_tool(
         location,
         permission,
-        services.bash.clone().unwrap_or_default(),
+        services.bash.clone(),
         services.jobs.clone(),
     ))
 }

@@ -39,10 +39,8 @@ pub struct LocationServices {
     pub(crate) questions: Option<Arc<dyn QuestionService>>,
     pub(crate) todos: TodoStore,
     pub(crate) skills: SkillSources,
-    /// `None`: the defaults, made only when `bash` is built (they look the shell up on
-    /// `PATH`, which a host that never runs a command should not pay for).
     #[cfg(feature = "bash")]
-    pub(crate) bash: Option<crate::bash::BashOptions>,
+    pub(crate) bash: crate::bash::BashOptions,
     #[cfg(feature = "bash")]
     pub(crate) jobs: crate::bash::JobStore,
     #[cfg(feature = "search")]
@@ -83,7 +81,7 @@ impl LocationServices {
             todos: TodoStore::default(),
             skills: SkillSources::default(),
             #[cfg(feature = "bash")]
-            bash: None,
+            bash: crate::bash::BashOptions::default(),
             #[cfg(feature = "bash")]
             jobs: crate::bash::JobStore::new(),
             #[cfg(feature = "search")]
@@ -120,7 +118,7 @@ impl LocationServices {
     #[cfg(feature = "bash")]
     #[must_use]
     pub fn with_bash(mut self, bash: crate::bash::BashOptions) -> Self {
-        self.bash = Some(bash);
+        self.bash = bash;
         self
     }
 
