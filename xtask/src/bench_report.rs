@@ -54,12 +54,12 @@ pub(crate) fn run(root: &Path, benches: &[Bench]) -> Result<(), String> {
 
 /// `cargo bench` for one bench; its standard output, also shown as it comes.
 fn run_bench(root: &Path, bench: &Bench) -> Result<String, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let args = ["bench", "--package", bench.package, "--bench", bench.target];
-    eprintln!("xtask: cargo {}", args.join(" "));
-    let output = Command::new(cargo)
-        .args(args)
-        .current_dir(root)
+    let mut command = crate::bench_command(root, bench)?;
+    eprintln!(
+        "xtask: cargo bench --package {} --bench {}",
+        bench.package, bench.target
+    );
+    let output = command
         .stderr(Stdio::inherit())
         .output()
         .map_err(|err| format!("cannot run cargo: {err}"))?;

@@ -13,6 +13,8 @@
 //! - `fuzz [--seconds N] [--keep-going] [--build-only] [TARGET...]`: the cargo-fuzz targets of `fuzz/`, each
 //!   for N seconds (default 60), with the nightly toolchain (see [`fuzz`]).
 //!
+//! - `install [--root DIR]`: builds `tackle` as it is released and installs it (see
+//!   [`install`]).
 //! - `release <major|minor|patch|X.Y.Z> [--dry-run] [--skip-ci]`: bump, changelog, package,
 //!   tag; never pushes or publishes (see [`release`]).
 //!
@@ -24,6 +26,7 @@
 mod bench_report;
 mod docs;
 mod fuzz;
+mod install;
 mod public_api;
 mod release;
 mod tidy;
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         },
         Some("bench") => bench(&root, &args[1..]),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
+        Some("install") => install::command(&root, &args[1..]),
         Some("release") => release::command(&root, &args[1..]),
         Some("docs") => match &args[1..] {
             [] => docs::run(&root, false),
@@ -64,6 +68,7 @@ fn main() -> ExitCode {
 
 const USAGE: &str = "usage: cargo xtask <ci | tidy | public-api [--bless] | bench <name> | bench --report | \
                      fuzz [--seconds N] [--keep-going] [--build-only] [TARGET...] | \
+                     install [--root DIR] | \
                      release <major|minor|patch|X.Y.Z> [--dry-run] [--skip-ci] | \
                      docs [--bless] | man>";
 
@@ -75,6 +80,9 @@ struct Bench {
     name: &'static str,
     package: &'static str,
     target: &'static str,
+    /// The bench runs the `tackle` binary: xtask builds it as `cargo xtask install` does and
+    /// names it in `TACKLE_BENCH_BINARY`, so what is measured is what users run.
+    installed: bool,
 }
 
 /// Every benchmark an issue asks for; each issue with a performance target adds its own line.
@@ -83,62 +91,74 @@ const BENCHES: &[Bench] = &[
         name: "mcp",
         package: "tackle",
         target: "mcp",
+        installed: true,
     },
     Bench {
         name: "read",
         package: "tackle-builtins",
         target: "read",
+        installed: false,
     },
     Bench {
         name: "edit",
         package: "tackle-builtins",
         target: "edit",
+        installed: false,
     },
     Bench {
         name: "settle",
         package: "tackle-registry",
         target: "settle",
+        installed: false,
     },
     // The same name: `bench settle` also measures a settle watched by tracing and the audit log.
     Bench {
         name: "settle",
         package: "tackle-host",
         target: "settle_audit",
+        installed: false,
     },
     Bench {
         name: "bound",
         package: "tackle-output-store",
         target: "bound",
+        installed: false,
     },
     Bench {
         name: "permission",
         package: "tackle-permission",
         target: "permission",
+        installed: false,
     },
     Bench {
         name: "apply_patch",
         package: "tackle-builtins",
         target: "apply_patch",
+        installed: false,
     },
     Bench {
         name: "search",
         package: "tackle-builtins",
         target: "search",
+        installed: false,
     },
     Bench {
         name: "bash",
         package: "tackle-builtins",
         target: "bash",
+        installed: false,
     },
     Bench {
         name: "process",
         package: "tackle",
         target: "process",
+        installed: true,
     },
     Bench {
         name: "mcp-client",
         package: "tackle-mcp-client",
         target: "mcp_client",
+        installed: false,
     },
 ];
 
@@ -240,17 +260,35 @@ fn feature_matrix(root: &Path) -> Result<(), String> {
 }
 
 pub(crate) fn cargo(root: &Path, args: &[&str]) -> Result<(), String> {
-    eprintln!("xtask: cargo {}", args.join(" "));
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args(args)
-        .current_dir(root)
+    let mut command = Command::new(cargo_program());
+    command.args(args).current_dir(root);
+    run_cargo(command)
+}
+
+/// The cargo that runs xtask (`CARGO`), else the one on the `PATH`.
+pub(crate) fn cargo_program() -> std::ffi::OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// Runs a cargo command, shown first (with the variables it sets) as one could type it.
+pub(crate) fn run_cargo(mut command: Command) -> Result<(), String> {
+    let vars: String = command
+        .get_envs()
+        .filter_map(|(key, value)| Some(format!("{}=\"{}\" ", key.to_str()?, value?.to_str()?)))
+        .collect();
+    let args: Vec<_> = command
+        .get_args()
+        .map(|arg| arg.to_string_lossy())
+        .collect();
+    let shown = format!("{vars}cargo {}", args.join(" "));
+    eprintln!("xtask: {shown}");
+    let status = command
         .status()
         .map_err(|err| format!("cannot run cargo: {err}"))?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+        Err(format!("`{shown}` failed ({status})"))
     }
 }
 
@@ -275,16 +313,22 @@ fn bench(root: &Path, args: &[String]) -> Result<(), String> {
         return Err(format!("unknown bench `{name}`; available: {available}"));
     }
     for bench in matching {
-        let mut cargo_args = vec![
-            "bench",
-            "--package",
-            bench.package,
-            "--bench",
-            bench.target,
-            "--",
-        ];
-        cargo_args.extend(args[1..].iter().map(String::as_str));
-        cargo(root, &cargo_args)?;
+        let mut command = bench_command(root, bench)?;
+        command.arg("--").args(&args[1..]);
+        run_cargo(command)?;
     }
     Ok(())
+}
+
+/// `cargo bench` of `bench`, with the installed binary built first when it runs one.
+fn bench_command(root: &Path, bench: &Bench) -> Result<Command, String> {
+    let mut command = Command::new(cargo_program());
+    command
+        .args(["bench", "--package", bench.package, "--bench", bench.target])
+        .current_dir(root);
+    if bench.installed {
+        let binary = install::Build::for_host()?.build(root, None)?;
+        command.env("TACKLE_BENCH_BINARY", binary);
+    }
+    Ok(command)
 }

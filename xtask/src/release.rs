@@ -317,32 +317,22 @@ pub(crate) fn check_package_budget(root: &Path, crates: &[String]) -> Result<(),
     }
 }
 
-/// Builds `tackle` with the `dist` profile; its size for the release notes.
+/// Builds `tackle` as it is installed (`cargo xtask install`); its size for the release notes.
 fn dist_size(root: &Path, options: &Options) -> Result<String, String> {
-    cargo_in(
-        root,
-        options,
-        &[
-            "build",
-            "--profile",
-            "dist",
-            "--package",
-            "tackle",
-            "--locked",
-        ],
-    )?;
-    let dir = match &options.target_dir {
-        Some(dir) => dir.clone(),
-        None => target_dir(root)?,
-    };
-    let binary = dir.join("dist").join("tackle");
+    let build = crate::install::Build::for_host()?;
+    let binary = build.build(root, options.target_dir.as_deref())?;
     let bytes = std::fs::metadata(&binary)
         .map_err(|err| format!("{}: {err}", binary.display()))?
         .len();
-    let host = crate::tidy::host_triple()?;
+    let linked = if build.rustflags.is_some() {
+        ", linked statically"
+    } else {
+        ""
+    };
     Ok(format!(
-        "The `tackle` binary built with the `dist` profile (LTO, one codegen unit, stripped) \
-         for {host} is {:.1} MiB ({bytes} bytes).",
+        "The `tackle` binary as `cargo xtask install` builds it (the `dist` profile: LTO, one \
+         codegen unit, stripped{linked}) for {} is {:.1} MiB ({bytes} bytes).",
+        build.target,
         bytes as f64 / (1024.0 * 1024.0)
     ))
 }
@@ -356,7 +346,7 @@ fn workspace_version(metadata: &cargo_metadata::Metadata) -> Result<Version, Str
     Version::parse(&package.version.to_string())
 }
 
-fn target_dir(root: &Path) -> Result<PathBuf, String> {
+pub(crate) fn target_dir(root: &Path) -> Result<PathBuf, String> {
     let metadata = crate::tidy::metadata(root)?;
     Ok(metadata.target_directory.as_std_path().to_path_buf())
 }

@@ -29,6 +29,11 @@ struct Prompts {
 
 impl Prompts {
     fn new() -> Self {
+        Self::with_env_before(Vec::new())
+    }
+
+    /// The tool with `before` in its environment ahead of its own `HOME`.
+    fn with_env_before(before: Vec<(String, String)>) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let home_dir = tempfile::tempdir().unwrap();
         let root = fs::canonicalize(dir.path()).unwrap();
@@ -44,7 +49,9 @@ impl Prompts {
         );
         let mut options = BashOptions::default();
         options.shell = Some("/bin/echo".into());
-        options.env = Some(vec![("HOME".into(), home.clone().into())]);
+        let mut env = before;
+        env.push(("HOME".into(), home.display().to_string()));
+        options.env = Some(env.into_iter().map(|(k, v)| (k.into(), v.into())).collect());
         let services = services_at(&root, permission).with_bash(options);
         Self {
             tool: built(&services, "bash"),
@@ -96,6 +103,21 @@ impl Prompts {
         out.replace(&self.root.display().to_string(), "[ROOT]")
             .replace(&self.home.display().to_string(), "[HOME]")
     }
+}
+
+#[tokio::test]
+async fn of_a_variable_given_twice_the_last_value_is_the_one_checked_as_the_command_gets_it() {
+    // A process's environment keeps the last of two values of a name; `~` in a path must be
+    // checked as the `HOME` the command will expand it to, not the first one listed.
+    let decoy = tempfile::tempdir().unwrap();
+    let decoy = fs::canonicalize(decoy.path())
+        .unwrap()
+        .display()
+        .to_string();
+    let prompts = Prompts::with_env_before(vec![("HOME".into(), decoy.clone())]);
+    let text = prompts.render(&["echo hi >> ~/notes.txt"]).await;
+    assert!(text.contains("ask external_directory: [HOME]/*"), "{text}");
+    assert!(!text.contains(&decoy), "{text}");
 }
 
 async fn snapshot(name: &str, commands: &[&str]) {

@@ -17,12 +17,15 @@
 //! What separates the two latencies is the server; what keeps the ratio near 0.5x is the
 //! Python client's own share of a call, the same for both.
 //!
-//! The client is the venv `.ci/mcp-clients.sh` creates; the peer is the copy that script
-//! installs in `target/mcp-node`, else one in `target/bench-peers` (`npm install --prefix
+//! tackle is the binary as `cargo xtask install` builds it (see `installed`). The client is
+//! the venv `.ci/mcp-clients.sh` creates; the peer is the copy that script installs in
+//! `target/mcp-node`, else one in `target/bench-peers` (`npm install --prefix
 //! target/bench-peers @modelcontextprotocol/server-filesystem`); without it tackle is measured
 //! alone.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a bench may panic on broken setup
+
+mod installed;
 
 use std::path::Path;
 use std::process::Command;
@@ -58,7 +61,7 @@ fn main() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/mcp_bench.py");
     let status = Command::new(python)
         .arg(script)
-        .arg(env!("CARGO_BIN_EXE_tackle"))
+        .arg(installed::tackle())
         .arg(peer_arg)
         .arg(work.path())
         .arg(data.path())

@@ -12,14 +12,16 @@
 //!    (RSS high-water mark, from GNU `time`) against the content's size. Target: at most 2.5x
 //!    (the JSON input, its decoded string and the file's bytes may not all be copied again).
 //!
-//! Each round runs tackle once and the peer once, alternating, so both see the same machine;
-//! the medians of all rounds are compared. Output goes to `/dev/null` for both.
+//! tackle is the binary as `cargo xtask install` builds it (see `installed`). Each round runs
+//! tackle once and the peer once, alternating, so both see the same machine; the medians of all
+//! rounds are compared. Output goes to `/dev/null` for both.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a bench may panic on broken setup
 
 // The builtins benches' helpers: the patch scenarios and the codex peer.
 #[path = "../../builtins/benches/common/mod.rs"]
 mod common;
+mod installed;
 
 use std::io::Write as _;
 use std::path::Path;
@@ -75,8 +77,8 @@ fn compare(
     );
 }
 
-fn tackle(dir: &Path, data: &Path, tool: &str, input: &str) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tackle"));
+fn tackle(binary: &Path, dir: &Path, data: &Path, tool: &str, input: &str) -> Command {
+    let mut command = Command::new(binary);
     command
         .args(["call", tool, input, "--dir"])
         .arg(dir)
@@ -113,7 +115,7 @@ fn run_with_input(mut command: Command, input: &[u8]) -> Duration {
     elapsed
 }
 
-fn apply_patch(data: &Path) {
+fn apply_patch(binary: &Path, data: &Path) {
     let scenario = big_file();
     let scratch = tempfile::tempdir().expect("scratch");
     let work = scratch.path().join("work");
@@ -122,13 +124,13 @@ fn apply_patch(data: &Path) {
     let (mut tackle_times, mut codex_times) = (Vec::new(), Vec::new());
     for _ in 0..PATCH_ROUNDS {
         lay_out(&work, &scenario.input);
-        let mut ours = tackle(&work, data, "apply_patch", "-");
+        let mut ours = tackle(binary, &work, data, "apply_patch", "-");
         ours.current_dir(&work);
         tackle_times.push(run_with_input(ours, input.as_bytes()));
         check(&work, &scenario.expected, "tackle").unwrap();
-        if let Ok(binary) = &peer {
+        if let Ok(codex) = &peer {
             lay_out(&work, &scenario.input);
-            let mut theirs = Command::new(binary);
+            let mut theirs = Command::new(codex);
             theirs.current_dir(&work);
             codex_times.push(run_with_input(theirs, scenario.patch.as_bytes()));
             check(&work, &scenario.expected, "codex").unwrap();
@@ -155,7 +157,7 @@ fn apply_patch(data: &Path) {
 }
 
 /// The write of 200 MiB: tackle's peak RSS over the content's size, through GNU time.
-fn write_peak(data: &Path) {
+fn write_peak(binary: &Path, data: &Path) {
     const SIZE: usize = 200 << 20;
     const TIME: &str = "/usr/bin/time";
     if !Path::new(TIME).exists() {
@@ -168,14 +170,9 @@ fn write_peak(data: &Path) {
     let input = serde_json::json!({ "path": "big.txt", "content": content }).to_string();
     let mut command = Command::new(TIME);
     command
-        .args([
-            "-f",
-            "%M",
-            env!("CARGO_BIN_EXE_tackle"),
-            "call",
-            "write",
-            "-",
-        ])
+        .args(["-f", "%M"])
+        .arg(binary)
+        .args(["call", "write", "-"])
         .arg("--dir")
         .arg(scratch.path())
         .arg("--data-dir")
@@ -215,11 +212,20 @@ fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let data = tempfile::tempdir().expect("data dir");
     std::fs::write(dir.path().join("small.txt"), "hello\nworld\n").expect("fixture");
+    let binary = installed::tackle();
     println!("process: median of {ROUNDS} alternating runs of each");
     compare(
         "read a small file (vs cat)",
         2.0,
-        || tackle(dir.path(), data.path(), "read", r#"{"path":"small.txt"}"#),
+        || {
+            tackle(
+                &binary,
+                dir.path(),
+                data.path(),
+                "read",
+                r#"{"path":"small.txt"}"#,
+            )
+        },
         || {
             let mut cat = Command::new("cat");
             cat.arg(dir.path().join("small.txt"));
@@ -231,6 +237,7 @@ fn main() {
         1.5,
         || {
             tackle(
+                &binary,
                 dir.path(),
                 data.path(),
                 "bash",
@@ -243,6 +250,6 @@ fn main() {
             sh
         },
     );
-    apply_patch(data.path());
-    write_peak(data.path());
+    apply_patch(&binary, data.path());
+    write_peak(&binary, data.path());
 }

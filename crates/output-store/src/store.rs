@@ -194,14 +194,16 @@ impl OutputStore {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let now = SystemTime::now();
-        if let Some(record) = sweep_record::read(directory)
-            && record.age(now).is_some_and(|age| age < SWEEP_INTERVAL)
-        {
+        let mut counted = false;
+        sweep_record::update(directory, |record| {
+            let record =
+                record.filter(|record| record.age(now).is_some_and(|age| age < SWEEP_INTERVAL))?;
             let bytes = record.bytes.saturating_add(written.file_bytes);
-            if bytes <= config.quota {
-                sweep_record::write(directory, SweepRecord { bytes, ..record });
-                return;
-            }
+            counted = bytes <= config.quota;
+            counted.then_some(SweepRecord { bytes, ..record })
+        });
+        if counted {
+            return;
         }
         // The output is saved; a failed sweep must not lose it. The next spill (or the host's
         // own `cleanup`) retries and reports.
@@ -322,11 +324,13 @@ impl OutputStore {
             .upkeep
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Ok(directory) = spill::open_dir(directory)
-            && let Some(record) = sweep_record::read(&directory)
-        {
-            let bytes = record.bytes.saturating_sub(report.freed_bytes);
-            sweep_record::write(&directory, SweepRecord { bytes, ..record });
+        if let Ok(directory) = spill::open_dir(directory) {
+            sweep_record::update(&directory, |record| {
+                record.map(|record| SweepRecord {
+                    bytes: record.bytes.saturating_sub(report.freed_bytes),
+                    ..record
+                })
+            });
         }
         Ok(report)
     }

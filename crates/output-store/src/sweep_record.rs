@@ -3,25 +3,28 @@
 //!
 //! Without it each process would list and inspect the whole directory at its first spill, and a
 //! one-shot CLI call (a new process per tool call) would pay for a directory of thousands of
-//! outputs on every call. With it, a spill reads and rewrites one small file; the full sweep
-//! runs once per interval across all processes, or when the recorded size passes the quota.
+//! outputs on every call. With it, a spill updates one small file; the full sweep runs once per
+//! interval across all processes, or when the recorded size passes the quota.
 //!
 //! The record is an optimisation, never an authority: a missing, unreadable, malformed or
-//! future-dated record means "sweep now". Concurrent spills may lose each other's byte counts;
-//! the next sweep measures the directory again. It is opened and replaced relative to the
-//! directory without following links, like the managed files.
+//! future-dated record means "sweep now". It is updated in place under an exclusive lock on
+//! the file, so concurrent spills (threads or processes) add their bytes one after another and
+//! a reader never sees half a record. In place rather than by writing a new file and renaming
+//! it over the old one: on ext4 each such replacement allocated an inode, freed one and flushed
+//! the new file, a few hundred microseconds on every spill. It is opened relative to the
+//! directory without following links; a link (symbolic or hard) or anything but a small
+//! regular file under its name is removed and replaced, never written through.
 
-use std::io::{Read, Write};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::OwnedFd;
+use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, SystemTime};
 
 use rustix::fs::{AtFlags, Mode, OFlags};
 
 /// The record's file name; not a managed name, so sweeps and listings never consider it.
 const NAME: &str = ".sweep";
-
-/// Where a new record is written before it replaces the old one.
-const TEMPORARY: &str = ".sweep.new";
 
 /// A record is a few dozen bytes; a larger file is not one.
 const MAX_LEN: u64 = 64;
@@ -41,12 +44,14 @@ impl SweepRecord {
         now.duration_since(self.swept_at).ok()
     }
 
+    /// Fixed width (both numbers padded to the 20 digits of the largest `u64`), so a rewrite
+    /// covers the old record exactly.
     fn render(&self) -> String {
         let secs = self
             .swept_at
             .duration_since(SystemTime::UNIX_EPOCH)
             .map_or(0, |age| age.as_secs());
-        format!("{secs} {}\n", self.bytes)
+        format!("{secs:020} {:020}\n", self.bytes)
     }
 
     fn parse(text: &str) -> Option<Self> {
@@ -59,38 +64,79 @@ impl SweepRecord {
     }
 }
 
+/// Reads the record in the managed `directory` (`None` when there is no valid one), lets
+/// `change` decide the new one, and writes that in place, all under an exclusive lock. A record
+/// that cannot be written is left to the next spill, which then sweeps.
+pub(crate) fn update(
+    directory: &OwnedFd,
+    change: impl FnOnce(Option<SweepRecord>) -> Option<SweepRecord>,
+) {
+    let Some(mut file) = open(directory) else {
+        return;
+    };
+    if file.lock().is_err() {
+        return;
+    }
+    let current = read_from(&mut file);
+    if let Some(record) = change(current) {
+        let text = record.render();
+        let written = file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| file.write_all(text.as_bytes()))
+            .and_then(|()| file.set_len(text.len() as u64));
+        if written.is_err() {
+            // A torn record is not a record: the next spill sweeps.
+            let _ = file.set_len(0);
+        }
+    }
+    // Closing the file releases the lock.
+}
+
 /// The record in the managed `directory`, if there is a valid one.
+#[cfg(test)]
 pub(crate) fn read(directory: &OwnedFd) -> Option<SweepRecord> {
-    // NONBLOCK: a planted FIFO must not hang the spill.
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(directory, NAME, flags, Mode::empty()).ok()?;
-    let mut file = std::fs::File::from(fd);
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() > MAX_LEN {
+    let mut found = None;
+    update(directory, |record| {
+        found = record;
+        None
+    });
+    found
+}
+
+/// Writes `record` in the managed `directory`, whatever was recorded before.
+pub(crate) fn write(directory: &OwnedFd, record: SweepRecord) {
+    update(directory, |_| Some(record));
+}
+
+fn read_from(file: &mut File) -> Option<SweepRecord> {
+    let mut text = String::new();
+    file.take(MAX_LEN + 1).read_to_string(&mut text).ok()?;
+    if text.len() as u64 > MAX_LEN {
         return None;
     }
-    let mut text = String::new();
-    file.read_to_string(&mut text).ok()?;
     SweepRecord::parse(&text)
 }
 
-/// Replaces the record in the managed `directory` with `record`; failures are ignored (the
-/// next spill sweeps).
-pub(crate) fn write(directory: &OwnedFd, record: SweepRecord) {
-    // A temporary left by a writer that died is stale; two live writers race harmlessly (one
-    // record wins, and either is a valid one).
-    let _ = rustix::fs::unlinkat(directory, TEMPORARY, AtFlags::empty());
-    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let Ok(fd) = rustix::fs::openat(directory, TEMPORARY, flags, Mode::from_raw_mode(0o600)) else {
-        return;
-    };
-    let mut file = std::fs::File::from(fd);
-    if file.write_all(record.render().as_bytes()).is_err() {
-        let _ = rustix::fs::unlinkat(directory, TEMPORARY, AtFlags::empty());
-        return;
+/// The record's file, opened for reading and writing; created when missing, and replaced when
+/// its name holds anything but a small regular file with no other name.
+fn open(directory: &OwnedFd) -> Option<File> {
+    // NONBLOCK: a planted FIFO must not hang the spill.
+    let flags =
+        OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let mode = Mode::from_raw_mode(0o600);
+    if let Ok(fd) = rustix::fs::openat(directory, NAME, flags, mode) {
+        let file = File::from(fd);
+        if file
+            .metadata()
+            .is_ok_and(|meta| meta.is_file() && meta.nlink() == 1 && meta.len() <= MAX_LEN)
+        {
+            return Some(file);
+        }
     }
-    // The rename replaces whatever has the record's name (a link included) without following it.
-    let _ = rustix::fs::renameat(directory, TEMPORARY, directory, NAME);
+    // A link, a FIFO, another name of some other file, an oversized file: not ours to write.
+    let _ = rustix::fs::unlinkat(directory, NAME, AtFlags::empty());
+    let fd = rustix::fs::openat(directory, NAME, flags | OFlags::EXCL, mode).ok()?;
+    Some(File::from(fd))
 }
 
 #[cfg(test)]
@@ -145,6 +191,51 @@ mod tests {
         assert_eq!(
             read(&open_dir(dir.path()).unwrap()),
             Some(record(1_700_000_000, 9))
+        );
+    }
+
+    #[test]
+    fn another_name_of_some_file_is_replaced_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let theirs = dir.path().join("theirs");
+        std::fs::write(&theirs, "1700000000 5\n").unwrap();
+        std::fs::hard_link(&theirs, dir.path().join(NAME)).unwrap();
+        write(&open_dir(dir.path()).unwrap(), record(1_700_000_000, 9));
+        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "1700000000 5\n");
+        assert_eq!(
+            read(&open_dir(dir.path()).unwrap()),
+            Some(record(1_700_000_000, 9))
+        );
+    }
+
+    #[test]
+    fn a_record_is_rewritten_in_place_and_concurrent_updates_all_count() {
+        use std::os::unix::fs::MetadataExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        write(&open_dir(dir.path()).unwrap(), record(1_700_000_000, 0));
+        let inode = std::fs::metadata(dir.path().join(NAME)).unwrap().ino();
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    for _ in 0..50 {
+                        update(&open_dir(dir.path()).unwrap(), |record| {
+                            record.map(|record| SweepRecord {
+                                bytes: record.bytes + 1,
+                                ..record
+                            })
+                        });
+                    }
+                });
+            }
+        });
+        assert_eq!(
+            read(&open_dir(dir.path()).unwrap()),
+            Some(record(1_700_000_000, 200))
+        );
+        // No new file replaced it (which on ext4 costs an inode allocation per spill).
+        assert_eq!(
+            std::fs::metadata(dir.path().join(NAME)).unwrap().ino(),
+            inode
         );
     }
 

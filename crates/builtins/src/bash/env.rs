@@ -79,10 +79,12 @@ pub(crate) struct CommandEnv {
 }
 
 impl CommandEnv {
-    /// The value of `name`, if set.
+    /// The value of `name` the command gets, if set: of a name given twice, the last value, as
+    /// a process's environment keeps it.
     pub(crate) fn get(&self, name: &str) -> Option<&OsStr> {
         self.vars
             .iter()
+            .rev()
             .find(|(key, _)| key == name)
             .map(|(_, value)| value.as_os_str())
     }

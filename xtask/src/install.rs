@@ -1,0 +1,158 @@
+//! `cargo xtask install [--root DIR]`: builds the `tackle` binary as it is released and installs
+//! it (`cargo install`, so `cargo uninstall tackle` removes it).
+//!
+//! The release build is the `dist` profile (whole-program optimisation, stripped) for the
+//! host's target. On Linux with glibc it is also linked statically and at a fixed address: a
+//! one-shot `tackle call` is how other agents use tackle, and such a binary starts without the
+//! dynamic loader resolving tens of thousands of relocations and mapping the C libraries first
+//! (`tackle call read` of a small file takes about two thirds of the time it does dynamically
+//! linked; `cargo xtask bench process` measures this binary).
+//!
+//! The flags go in `RUSTFLAGS` with an explicit `--target`: cargo then applies them to the
+//! binary and its dependencies but not to build scripts and proc-macros, which run in the
+//! compiler and cannot be linked statically.
+//!
+//! A statically linked glibc still loads the system's name-service modules at run time to look
+//! up a host name (`webfetch`); those must come from the glibc the binary was linked against,
+//! which holds for a binary built on the machine it runs on, the only way tackle is installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The profile the binary is released with (see `[profile.dist]` in the workspace manifest).
+const PROFILE: &str = "dist";
+
+/// How the released binary is built for one target.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Build {
+    pub(crate) target: String,
+    /// Extra code-generation flags for the binary and its dependencies.
+    pub(crate) rustflags: Option<&'static str>,
+}
+
+impl Build {
+    /// The release build for `target` (a triple such as `x86_64-unknown-linux-gnu`).
+    pub(crate) fn for_target(target: &str) -> Self {
+        // glibc links statically only into a position-dependent executable without the cost
+        // this is for (a static position-independent one still relocates itself at start).
+        let rustflags = target
+            .ends_with("-linux-gnu")
+            .then_some("-C target-feature=+crt-static -C relocation-model=static");
+        Self {
+            target: target.to_owned(),
+            rustflags,
+        }
+    }
+
+    /// The release build for the machine xtask runs on.
+    pub(crate) fn for_host() -> Result<Self, String> {
+        Ok(Self::for_target(&crate::tidy::host_triple()?))
+    }
+
+    /// `cargo <args...>` with this build's target, profile and flags; `RUSTFLAGS` the caller
+    /// already set are kept, ours follow them.
+    fn cargo(&self, root: &Path, args: &[&str]) -> Command {
+        let mut command = Command::new(crate::cargo_program());
+        command
+            .args(args)
+            .args(["--profile", PROFILE, "--locked", "--target", &self.target])
+            .current_dir(root);
+        if let Some(flags) = self.rustflags {
+            let flags = match std::env::var("RUSTFLAGS") {
+                Ok(theirs) if !theirs.trim().is_empty() => format!("{theirs} {flags}"),
+                _ => flags.to_owned(),
+            };
+            command.env("RUSTFLAGS", flags);
+        }
+        command
+    }
+
+    /// Builds the binary (in `target_dir`, else the workspace's target directory) and returns
+    /// its path.
+    pub(crate) fn build(&self, root: &Path, target_dir: Option<&Path>) -> Result<PathBuf, String> {
+        let mut command = self.cargo(root, &["build", "--package", "tackle"]);
+        let dir = match target_dir {
+            Some(dir) => {
+                command.arg("--target-dir").arg(dir);
+                dir.to_path_buf()
+            }
+            None => crate::release::target_dir(root)?,
+        };
+        crate::run_cargo(command)?;
+        Ok(dir.join(&self.target).join(PROFILE).join("tackle"))
+    }
+}
+
+/// `cargo xtask install [--root DIR]` from the command line.
+pub(crate) fn command(root: &Path, args: &[String]) -> Result<(), String> {
+    let install_root = match args {
+        [] => None,
+        [flag, dir] if flag == "--root" => Some(dir.as_str()),
+        _ => return Err(USAGE.to_owned()),
+    };
+    let build = Build::for_host()?;
+    let mut args = vec!["install", "--path", "crates/cli"];
+    if let Some(dir) = install_root {
+        args.extend(["--root", dir]);
+    }
+    crate::run_cargo(build.cargo(root, &args))
+}
+
+const USAGE: &str = "usage: cargo xtask install [--root DIR]";
+
+#[cfg(test)]
+mod tests {
+    use super::Build;
+
+    #[test]
+    fn only_linux_with_glibc_is_linked_statically() {
+        let gnu = Build::for_target("x86_64-unknown-linux-gnu");
+        assert_eq!(
+            gnu.rustflags,
+            Some("-C target-feature=+crt-static -C relocation-model=static")
+        );
+        assert_eq!(
+            Build::for_target("aarch64-unknown-linux-gnu").rustflags,
+            gnu.rustflags
+        );
+        // musl is static already; macOS and Windows link their C library dynamically.
+        for target in [
+            "x86_64-unknown-linux-musl",
+            "aarch64-apple-darwin",
+            "x86_64-pc-windows-msvc",
+        ] {
+            assert_eq!(Build::for_target(target).rustflags, None, "{target}");
+        }
+    }
+
+    #[test]
+    fn the_build_names_its_target_and_profile_so_build_scripts_stay_dynamic() {
+        let build = Build::for_target("x86_64-unknown-linux-gnu");
+        let command = build.cargo(std::path::Path::new("."), &["build"]);
+        let args: Vec<_> = command
+            .get_args()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            args,
+            [
+                "build",
+                "--profile",
+                "dist",
+                "--locked",
+                "--target",
+                "x86_64-unknown-linux-gnu"
+            ]
+        );
+        let flags = command
+            .get_envs()
+            .find(|(key, _)| *key == "RUSTFLAGS")
+            .and_then(|(_, value)| value)
+            .map(|value| value.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        assert!(
+            flags.ends_with("+crt-static -C relocation-model=static"),
+            "{flags}"
+        );
+    }
+}
