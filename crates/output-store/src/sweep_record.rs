@@ -9,17 +9,18 @@
 //! The record is an optimisation, never an authority: a missing, unreadable, malformed or
 //! future-dated record means "sweep now". It is updated in place under an exclusive lock on
 //! the file, so concurrent spills (threads or processes) add their bytes one after another and
-//! a reader never sees half a record. In place rather than by writing a new file and renaming
+//! a reader never sees half a record; a lock held longer than a spill would (a command that
+//! took it and sleeps) is not waited for, and the record is left alone. In place rather than by writing a new file and renaming
 //! it over the old one: on ext4 each such replacement allocated an inode, freed one and flushed
 //! the new file, a few hundred microseconds on every spill. It is opened relative to the
 //! directory without following links; a link (symbolic or hard) or anything but a small
 //! regular file under its name is removed and replaced, never written through.
 
-use std::fs::File;
+use std::fs::{File, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use rustix::fs::{AtFlags, Mode, OFlags};
 
@@ -66,7 +67,8 @@ impl SweepRecord {
 
 /// Reads the record in the managed `directory` (`None` when there is no valid one), lets
 /// `change` decide the new one, and writes that in place, all under an exclusive lock. A record
-/// that cannot be written is left to the next spill, which then sweeps.
+/// that cannot be opened or locked is left alone (`change` is not called): the caller then
+/// sweeps, as for a missing record.
 pub(crate) fn update(
     directory: &OwnedFd,
     change: impl FnOnce(Option<SweepRecord>) -> Option<SweepRecord>,
@@ -74,7 +76,7 @@ pub(crate) fn update(
     let Some(mut file) = open(directory) else {
         return;
     };
-    if file.lock().is_err() {
+    if !lock(&file) {
         return;
     }
     let current = read_from(&mut file);
@@ -106,6 +108,29 @@ pub(crate) fn read(directory: &OwnedFd) -> Option<SweepRecord> {
 /// Writes `record` in the managed `directory`, whatever was recorded before.
 pub(crate) fn write(directory: &OwnedFd, record: SweepRecord) {
     update(directory, |_| Some(record));
+}
+
+/// How long an update waits for another's lock on the record before leaving it alone: a spill
+/// holds it for microseconds (longer only when its thread is preempted on a loaded machine),
+/// and anything holding it longer (a process that took the lock and sleeps) must not stall
+/// every spill; the record is only an optimisation.
+const LOCK_WAIT: Duration = Duration::from_millis(100);
+
+/// The pause between two tries of a busy lock.
+const LOCK_RETRY: Duration = Duration::from_micros(100);
+
+/// Takes the exclusive lock on `file`, waiting at most [`LOCK_WAIT`]; false when it stayed busy.
+fn lock(file: &File) -> bool {
+    let deadline = Instant::now() + LOCK_WAIT;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return true,
+            Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                std::thread::sleep(LOCK_RETRY);
+            }
+            Err(_) => return false,
+        }
+    }
 }
 
 fn read_from(file: &mut File) -> Option<SweepRecord> {
@@ -236,6 +261,32 @@ mod tests {
         assert_eq!(
             std::fs::metadata(dir.path().join(NAME)).unwrap().ino(),
             inode
+        );
+    }
+
+    #[test]
+    fn a_record_locked_by_someone_else_is_left_alone_without_waiting_for_them() {
+        let dir = tempfile::tempdir().unwrap();
+        write(&open_dir(dir.path()).unwrap(), record(1_700_000_000, 1));
+        // Another process's lock, held for as long as it likes.
+        let holder = File::open(dir.path().join(NAME)).unwrap();
+        holder.lock().unwrap();
+        let start = Instant::now();
+        let mut asked = false;
+        update(&open_dir(dir.path()).unwrap(), |_| {
+            asked = true;
+            Some(record(1_700_000_000, 2))
+        });
+        assert!(!asked);
+        assert!(
+            start.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            start.elapsed()
+        );
+        drop(holder);
+        assert_eq!(
+            read(&open_dir(dir.path()).unwrap()),
+            Some(record(1_700_000_000, 1))
         );
     }
 
