@@ -10,10 +10,10 @@
 //! Sequential calls alternate between the two servers in blocks of 50, over the SDK and over
 //! raw pipes alike, so a machine that drifts during the run weighs on both.
 //!
-//! Measured (2 shared cores, release, three runs in a row): median call 951 vs 1943 µs
-//! (0.49x), then 0.56x and 0.49x; raw pipes 0.11x, 0.12x, 0.11x (tackle answers in about
-//! 190 µs, the peer in 1.6 ms); 16 clients 2.9-4.1x the peer's calls/s; spawn to `initialize`
-//! 3.2 ms vs 390 ms; RSS 16 MiB after 100 calls and after 10,000 more (the peer: 72 → 104 MiB).
+//! Measured (2 shared cores, the installed build): median call 422 vs 849 µs (0.50x); raw
+//! pipes 127 vs 647 µs (0.20x); 16 clients 3.6x the peer's calls/s; spawn to `initialize`
+//! 1.2 ms vs 273 ms; RSS 14 MiB after 100 calls and after 10,000 more (the peer: 72 → 103 MiB).
+//! Over many runs the ratio moves between about 0.35x and 0.52x, with the peer's time.
 //! What separates the two latencies is the server; what keeps the ratio near 0.5x is the
 //! Python client's own share of a call, the same for both.
 //!
