@@ -120,15 +120,17 @@ const LOCK_WAIT: Duration = Duration::from_millis(100);
 const LOCK_RETRY: Duration = Duration::from_micros(100);
 
 /// Takes the exclusive lock on `file`, waiting at most [`LOCK_WAIT`]; false when it stayed busy.
+/// A file system that has no locks (some network and FUSE mounts) gets the update unlocked:
+/// racing spills may then lose each other's counts, which the next sweep corrects.
 fn lock(file: &File) -> bool {
     let deadline = Instant::now() + LOCK_WAIT;
     loop {
         match file.try_lock() {
-            Ok(()) => return true,
+            Ok(()) | Err(TryLockError::Error(_)) => return true,
             Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
                 std::thread::sleep(LOCK_RETRY);
             }
-            Err(_) => return false,
+            Err(TryLockError::WouldBlock) => return false,
         }
     }
 }
