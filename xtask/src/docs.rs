@@ -99,7 +99,7 @@ pub(crate) fn settle(path: &Path, name: &str, page: &str, bless: bool) -> Result
 
 fn rustdoc(root: &Path) -> Result<(), String> {
     eprintln!("xtask: cargo doc --workspace --no-deps --locked (RUSTDOCFLAGS=-D warnings)");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let cargo = crate::cargo_program();
     let status = Command::new(cargo)
         .args(["doc", "--workspace", "--no-deps", "--locked"])
         .env("RUSTDOCFLAGS", "-D warnings")

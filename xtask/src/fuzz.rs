@@ -278,7 +278,7 @@ fn install_cargo_fuzz(target_dir: &Path) -> Result<PathBuf, String> {
         "xtask: installing cargo-fuzz {CARGO_FUZZ_VERSION} into {}",
         root.display()
     );
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let cargo = crate::cargo_program();
     let status = Command::new(cargo)
         .args(["install", "--locked", "cargo-fuzz", "--version"])
         .arg(CARGO_FUZZ_VERSION)

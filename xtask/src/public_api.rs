@@ -142,7 +142,7 @@ fn libraries(metadata: &Metadata) -> Vec<Library> {
 /// all the crates with the features resolved together; a `cargo rustdoc` per crate resolves
 /// them per crate and rebuilt shared dependencies from one crate to the next.
 fn rustdoc_json(root: &Path, target_dir: &Path, libraries: &[Library]) -> Result<(), String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let cargo = crate::cargo_program();
     let mut command = Command::new(cargo);
     command.args(["doc", "--no-deps", "--lib", "--all-features", "--locked"]);
     for library in libraries {

@@ -390,7 +390,7 @@ fn cargo_in(root: &Path, options: &Options, args: &[&str]) -> Result<(), String>
 }
 
 fn cargo_output(root: &Path, args: &[&str]) -> Result<String, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let cargo = crate::cargo_program();
     output(
         Command::new(cargo).args(args).current_dir(root),
         "cargo",

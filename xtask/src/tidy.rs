@@ -40,7 +40,7 @@ pub(crate) fn run(root: &Path) -> Result<(), Vec<String>> {
 }
 
 pub(crate) fn metadata(root: &Path) -> Result<Metadata, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let cargo = crate::cargo_program();
     // Resolving for the host only keeps other platforms' crates out of the download.
     let host = host_triple()?;
     let output = Command::new(cargo)
