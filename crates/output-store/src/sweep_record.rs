@@ -10,11 +10,12 @@
 //! future-dated record means "sweep now". It is updated in place under an exclusive lock on
 //! the file, so concurrent spills (threads or processes) add their bytes one after another and
 //! a reader never sees half a record; a lock held longer than a spill would (a command that
-//! took it and sleeps) is not waited for, and the record is left alone. In place rather than by writing a new file and renaming
-//! it over the old one: on ext4 each such replacement allocated an inode, freed one and flushed
-//! the new file, a few hundred microseconds on every spill. It is opened relative to the
-//! directory without following links; a link (symbolic or hard) or anything but a small
-//! regular file under its name is removed and replaced, never written through.
+//! took it and sleeps) is not waited for, and the record is left alone. In place rather than
+//! by writing a new file and renaming it over the old one: on ext4 each such replacement
+//! allocated an inode, freed one and flushed the new file, a few hundred microseconds on every
+//! spill. It is opened relative to the directory without following links; a link (symbolic or
+//! hard) or anything but a small regular file under its name is removed and replaced, never
+//! written through.
 
 use std::fs::{File, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -94,17 +95,6 @@ pub(crate) fn update(
     // Closing the file releases the lock.
 }
 
-/// The record in the managed `directory`, if there is a valid one.
-#[cfg(test)]
-pub(crate) fn read(directory: &OwnedFd) -> Option<SweepRecord> {
-    let mut found = None;
-    update(directory, |record| {
-        found = record;
-        None
-    });
-    found
-}
-
 /// Writes `record` in the managed `directory`, whatever was recorded before.
 pub(crate) fn write(directory: &OwnedFd, record: SweepRecord) {
     update(directory, |_| Some(record));
@@ -170,6 +160,16 @@ fn open(directory: &OwnedFd) -> Option<File> {
 mod tests {
     use super::*;
     use crate::spill::open_dir;
+
+    /// The record in the managed `directory`, if there is a valid one.
+    fn read(directory: &OwnedFd) -> Option<SweepRecord> {
+        let mut found = None;
+        update(directory, |record| {
+            found = record;
+            None
+        });
+        found
+    }
 
     fn record(secs: u64, bytes: u64) -> SweepRecord {
         SweepRecord {
@@ -237,7 +237,6 @@ mod tests {
 
     #[test]
     fn a_record_is_rewritten_in_place_and_concurrent_updates_all_count() {
-        use std::os::unix::fs::MetadataExt as _;
         let dir = tempfile::tempdir().unwrap();
         write(&open_dir(dir.path()).unwrap(), record(1_700_000_000, 0));
         let inode = std::fs::metadata(dir.path().join(NAME)).unwrap().ino();

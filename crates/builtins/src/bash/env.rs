@@ -79,15 +79,19 @@ pub(crate) struct CommandEnv {
 }
 
 impl CommandEnv {
-    /// The value of `name` the command gets, if set: of a name given twice, the last value, as
-    /// a process's environment keeps it.
+    /// The value of `name` the command gets, if set (see [`value_in`]).
     pub(crate) fn get(&self, name: &str) -> Option<&OsStr> {
-        self.vars
-            .iter()
-            .rev()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.as_os_str())
+        value_in(&self.vars, name)
     }
+}
+
+/// The value of `name` in the environment `vars`, if set: of a name given twice, the last value,
+/// as a process started with `vars` gets it.
+pub(crate) fn value_in<'a>(vars: &'a [(OsString, OsString)], name: &str) -> Option<&'a OsStr> {
+    vars.iter()
+        .rev()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.as_os_str())
 }
 
 /// Builds the command environment from `base` (usually the host process's environment).

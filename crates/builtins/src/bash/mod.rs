@@ -182,12 +182,7 @@ impl BashOptions {
             return shell.clone();
         }
         let path = match &self.env {
-            // The last one, as a command given the same name twice gets the last value.
-            Some(env) => env
-                .iter()
-                .rev()
-                .find(|(name, _)| name == "PATH")
-                .map(|(_, value)| value.clone()),
+            Some(env) => env::value_in(env, "PATH").map(ToOwned::to_owned),
             None => std::env::var_os("PATH"),
         };
         shell::default_shell(path.as_deref())
