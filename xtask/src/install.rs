@@ -22,6 +22,19 @@ use std::process::Command;
 /// The profile the binary is released with (see `[profile.dist]` in the workspace manifest).
 const PROFILE: &str = "dist";
 
+/// The flags of a static glibc build.
+///
+/// The last one keeps commands started without copying tackle's memory. The standard library
+/// starts a child with `posix_spawn` (which shares the parent's memory until the child runs
+/// the new program) only when it finds `posix_spawn_file_actions_addchdir_np`, to enter the
+/// child's directory, and it refers to that function weakly. A static link takes a function
+/// from the C library's archive only when something needs it, and a weak reference does not
+/// count; without `-u` the reference stays empty and every command with a directory (each
+/// `bash` call) is started by `fork`, which copies the page tables of the whole process: 2 ms
+/// instead of 0.1 ms for a process holding 50 MiB.
+const STATIC_GLIBC: &str = "-C target-feature=+crt-static -C relocation-model=static \
+                            -C link-arg=-Wl,-u,posix_spawn_file_actions_addchdir_np";
+
 /// How the released binary is built for one target.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Build {
@@ -35,9 +48,7 @@ impl Build {
     pub(crate) fn for_target(target: &str) -> Self {
         // glibc links statically only into a position-dependent executable without the cost
         // this is for (a static position-independent one still relocates itself at start).
-        let rustflags = target
-            .ends_with("-linux-gnu")
-            .then_some("-C target-feature=+crt-static -C relocation-model=static");
+        let rustflags = target.ends_with("-linux-gnu").then_some(STATIC_GLIBC);
         Self {
             target: target.to_owned(),
             rustflags,
@@ -107,10 +118,14 @@ mod tests {
     #[test]
     fn only_linux_with_glibc_is_linked_statically() {
         let gnu = Build::for_target("x86_64-unknown-linux-gnu");
-        assert_eq!(
-            gnu.rustflags,
-            Some("-C target-feature=+crt-static -C relocation-model=static")
-        );
+        let flags = gnu.rustflags.unwrap_or_default();
+        for flag in [
+            "-C target-feature=+crt-static",
+            "-C relocation-model=static",
+            "-C link-arg=-Wl,-u,posix_spawn_file_actions_addchdir_np",
+        ] {
+            assert!(flags.contains(flag), "{flag} is missing from {flags}");
+        }
         assert_eq!(
             Build::for_target("aarch64-unknown-linux-gnu").rustflags,
             gnu.rustflags
@@ -150,9 +165,6 @@ mod tests {
             .and_then(|(_, value)| value)
             .map(|value| value.to_string_lossy().into_owned())
             .unwrap_or_default();
-        assert!(
-            flags.ends_with("+crt-static -C relocation-model=static"),
-            "{flags}"
-        );
+        assert!(flags.ends_with(super::STATIC_GLIBC), "{flags}");
     }
 }
