@@ -215,15 +215,16 @@ impl Materialization {
         // The tool sees the call's own id and the store's budget, whatever the host put in the
         // context: a leaf that shapes its own output sizes it for what this settle keeps.
         let budget = store.config().budget();
-        let owned;
+        // Boxed: the future of every settle would otherwise carry room for a whole context.
+        let owned: Box<Context>;
         let ctx = if ctx.tool_call_id == call.id && ctx.budget == budget {
             ctx
         } else {
-            owned = {
+            owned = Box::new({
                 let mut own = ctx.for_call(call.id.clone());
                 own.budget = budget;
                 own
-            };
+            });
             &owned
         };
         let mut output = match entry.tool.run_unbounded(call, ctx).await {

@@ -188,13 +188,23 @@ impl Tool {
         if ctx.cancel.is_cancelled() {
             return Err(Halt::Cancelled.into());
         }
-        // The execution is polled before the cancellation so that a call that completes
-        // without waiting never registers with the token (which takes a lock).
         let input = prepare(&call.input, &self.shared.input_schema)?;
-        let mut run = std::pin::pin!(self.shared.runtime.run(&input, ctx));
+        let mut run = self.shared.runtime.run(&input, ctx);
+        // The execution is polled once before the cancellation exists, so that a call that
+        // completes without waiting neither builds the wait nor registers with the token
+        // (which takes a lock).
+        if let Poll::Ready(result) =
+            std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await
+        {
+            return result;
+        }
         let mut cancelled = std::pin::pin!(ctx.cancel.cancelled());
+        // The execution was just polled; it is polled again once it wakes this task.
+        let mut polled = true;
         std::future::poll_fn(|cx| {
-            if let Poll::Ready(result) = run.as_mut().poll(cx) {
+            if !std::mem::take(&mut polled)
+                && let Poll::Ready(result) = run.as_mut().poll(cx)
+            {
                 return Poll::Ready(result);
             }
             match cancelled.as_mut().poll(cx) {

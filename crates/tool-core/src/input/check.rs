@@ -16,7 +16,7 @@
 use serde_json::{Map, Value};
 
 use super::compiled::{Node, field_names};
-use super::describe::{expected, got, json_type, near, type_admits};
+use super::describe::{expected, got, near};
 use super::rewrite::drops_any;
 use super::{FieldPath, Problem};
 
@@ -82,13 +82,7 @@ fn admitted(value: &Value, node: &Node) -> bool {
             inner.is_empty()
         });
     }
-    let actual = json_type(value);
-    if let Some(types) = &node.types
-        && !types.iter().any(|wanted| type_admits(wanted, actual))
-    {
-        return false;
-    }
-    node.limits.admit(value)
+    node.kinds.is_none_or(|kinds| kinds.admits(value)) && node.limits.admit(value)
 }
 
 fn object(
@@ -103,26 +97,14 @@ fn object(
     {
         *flag = true;
     }
-    // Counting the required fields present is a scan; naming the missing ones a lookup each,
-    // made only when one is missing.
-    let present = map
-        .keys()
-        .filter(|key| node.required.iter().any(|name| name == *key))
-        .count();
-    if present < node.required.len() {
-        for name in node.required.iter().filter(|name| !map.contains_key(*name)) {
-            let what = node
-                .property(name)
-                .map_or_else(|| "a value".to_owned(), |p| expected(&p.node.schema));
-            problems.push(Problem::at(
-                &path.field(name),
-                format!("missing required field; expected {what}"),
-            ));
-        }
-    }
+    // The required fields present are counted during the walk over the fields; the missing
+    // ones are named (a lookup each) only when one is missing, ahead of the fields' problems.
+    let first = problems.len();
+    let mut present = 0;
     for (key, field) in map {
         match node.property(key) {
             Some(property) => {
+                present += usize::from(property.required);
                 check(
                     field,
                     &property.node,
@@ -152,5 +134,21 @@ fn object(
             }
             None => {}
         }
+    }
+    if present < node.required.len() {
+        let missing = node
+            .required
+            .iter()
+            .filter(|name| !map.contains_key(*name))
+            .map(|name| {
+                let what = node
+                    .property(name)
+                    .map_or_else(|| "a value".to_owned(), |p| expected(&p.node.schema));
+                Problem::at(
+                    &path.field(name),
+                    format!("missing required field; expected {what}"),
+                )
+            });
+        problems.splice(first..first, missing);
     }
 }

@@ -18,6 +18,8 @@ pub(crate) struct Node {
     pub(crate) schema: Value,
     /// The JSON types admitted, when the schema says (see [`types`]).
     pub(crate) types: Option<Vec<&'static str>>,
+    /// The same types as a set, for the per-call test.
+    pub(crate) kinds: Option<Kinds>,
     /// The fixed values admitted (`enum`, `const`, or alternatives that are each a `const`).
     pub(crate) choices: Option<Vec<Value>>,
     /// The `oneOf`/`anyOf` alternatives of a schema without `type`.
@@ -65,9 +67,11 @@ impl Node {
                 })
                 .collect()
         });
+        let types = types(schema);
         Self {
             schema: schema.clone(),
-            types: types(schema),
+            kinds: types.as_deref().map(Kinds::of),
+            types,
             choices: choices(schema).map(|values| values.into_iter().cloned().collect()),
             alternatives: untyped_alternatives,
             limits: Limits::of(schema),
@@ -100,6 +104,51 @@ impl Node {
     }
 }
 
+/// A set of JSON types. A value's type is one bit, so admitting it is one test rather than a
+/// comparison of type names per declared type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Kinds(u8);
+
+impl Kinds {
+    const NULL: u8 = 1;
+    const BOOLEAN: u8 = 1 << 1;
+    const INTEGER: u8 = 1 << 2;
+    const NUMBER: u8 = 1 << 3;
+    const STRING: u8 = 1 << 4;
+    const ARRAY: u8 = 1 << 5;
+    const OBJECT: u8 = 1 << 6;
+
+    /// The set of the named types; `number` admits integers too.
+    pub(crate) fn of(names: &[&str]) -> Self {
+        Self(names.iter().fold(0, |bits, name| {
+            bits | match *name {
+                "null" => Self::NULL,
+                "boolean" => Self::BOOLEAN,
+                "integer" => Self::INTEGER,
+                "number" => Self::NUMBER | Self::INTEGER,
+                "string" => Self::STRING,
+                "array" => Self::ARRAY,
+                "object" => Self::OBJECT,
+                _ => 0,
+            }
+        }))
+    }
+
+    /// True when `value`'s type is in the set.
+    pub(crate) fn admits(self, value: &Value) -> bool {
+        let kind = match value {
+            Value::Null => Self::NULL,
+            Value::Bool(_) => Self::BOOLEAN,
+            Value::Number(n) if n.is_i64() || n.is_u64() => Self::INTEGER,
+            Value::Number(_) => Self::NUMBER,
+            Value::String(_) => Self::STRING,
+            Value::Array(_) => Self::ARRAY,
+            Value::Object(_) => Self::OBJECT,
+        };
+        self.0 & kind != 0
+    }
+}
+
 fn strings(value: Option<&Value>) -> Vec<String> {
     value
         .and_then(Value::as_array)
@@ -114,6 +163,8 @@ fn strings(value: Option<&Value>) -> Vec<String> {
 /// numeric bounds (exclusive bounds made inclusive for integers).
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Limits {
+    /// Any bound at all: most fields have none, and then nothing is compared.
+    bounded: bool,
     min_length: Option<u64>,
     max_length: Option<u64>,
     min_items: Option<u64>,
@@ -137,9 +188,8 @@ impl Bound {
         Self { value, whole }
     }
 
-    /// How `n` compares with this bound.
-    fn order(&self, n: &serde_json::Number) -> Option<std::cmp::Ordering> {
-        let whole = n.as_i64().map(i128::from).or(n.as_u64().map(i128::from));
+    /// How `n` compares with this bound; `whole` is `n` when it is a whole number.
+    fn order(&self, n: &serde_json::Number, whole: Option<i128>) -> Option<std::cmp::Ordering> {
         match (whole, self.whole) {
             (Some(i), Some(bound)) => Some(i.cmp(&bound)),
             _ => n.as_f64().and_then(|x| x.partial_cmp(&self.value)),
@@ -150,27 +200,47 @@ impl Bound {
 impl Limits {
     pub(crate) fn of(schema: &Value) -> Self {
         let count = |key: &str| schema.get(key).and_then(Value::as_u64);
-        Self {
+        let mut limits = Self {
+            bounded: false,
             min_length: count("minLength"),
             max_length: count("maxLength"),
             min_items: count("minItems"),
             max_items: count("maxItems"),
             integer: both(bounds(schema, true)),
             number: both(bounds(schema, false)),
-        }
+        };
+        limits.bounded = [
+            limits.min_length,
+            limits.max_length,
+            limits.min_items,
+            limits.max_items,
+        ]
+        .iter()
+        .any(Option::is_some)
+            || [limits.integer, limits.number]
+                .iter()
+                .any(|(min, max)| min.is_some() || max.is_some());
+        limits
     }
 
     /// True when `value`'s size or magnitude is within these limits.
     pub(crate) fn admit(&self, value: &Value) -> bool {
+        if !self.bounded {
+            return true;
+        }
         let within = |n: usize, min: Option<u64>, max: Option<u64>| {
             min.is_none_or(|min| n as u64 >= min) && max.is_none_or(|max| n as u64 <= max)
         };
         match value {
             Value::Number(n) => {
-                let integer = n.is_i64() || n.is_u64();
-                let (min, max) = if integer { self.integer } else { self.number };
-                min.is_none_or(|m| m.order(n).is_some_and(std::cmp::Ordering::is_ge))
-                    && max.is_none_or(|m| m.order(n).is_some_and(std::cmp::Ordering::is_le))
+                let whole = n.as_i64().map(i128::from).or(n.as_u64().map(i128::from));
+                let (min, max) = if whole.is_some() {
+                    self.integer
+                } else {
+                    self.number
+                };
+                min.is_none_or(|m| m.order(n, whole).is_some_and(std::cmp::Ordering::is_ge))
+                    && max.is_none_or(|m| m.order(n, whole).is_some_and(std::cmp::Ordering::is_le))
             }
             Value::String(text) => {
                 // A string has between a quarter of its bytes and all of them as characters,
@@ -245,6 +315,44 @@ mod tests {
             "exclusive bounds are made inclusive"
         );
         assert!(!exclusive.admit(&json!(0.25)));
+    }
+
+    #[test]
+    fn a_type_set_admits_its_types_and_a_number_admits_an_integer() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(3),
+            json!(1.5),
+            json!("x"),
+            json!([]),
+            json!({}),
+        ];
+        let names = [
+            "null", "boolean", "integer", "number", "string", "array", "object",
+        ];
+        for (index, name) in names.iter().enumerate() {
+            let kinds = Kinds::of(&[name]);
+            for (other, value) in values.iter().enumerate() {
+                let expected = other == index || (*name == "number" && value.is_i64());
+                assert_eq!(kinds.admits(value), expected, "{name} admits {value}?");
+            }
+        }
+        let either = Kinds::of(&["string", "null"]);
+        assert!(either.admits(&json!(null)) && either.admits(&json!("x")));
+        assert!(!either.admits(&json!(1)));
+        assert!(!Kinds::of(&[]).admits(&json!(1)));
+    }
+
+    #[test]
+    fn a_schema_without_bounds_admits_any_size_and_one_bound_still_counts() {
+        let unbounded = Limits::of(&json!({"type": "string"}));
+        assert!(unbounded.admit(&json!("x".repeat(10_000))));
+        let bounded = Limits::of(&json!({"type": "integer", "maximum": 3}));
+        assert!(bounded.admit(&json!(3)));
+        assert!(!bounded.admit(&json!(4)));
+        let items = Limits::of(&json!({"type": "array", "minItems": 1}));
+        assert!(!items.admit(&json!([])));
     }
 
     #[test]

@@ -67,11 +67,6 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
     }
 }
 
-/// True when a value of JSON type `actual` satisfies the type `wanted`.
-pub(crate) fn type_admits(wanted: &str, actual: &str) -> bool {
-    wanted == actual || (wanted == "number" && actual == "integer")
-}
-
 /// The `oneOf`/`anyOf` alternatives of a schema.
 pub(crate) fn alternatives(map: &Map<String, Value>) -> Option<&Vec<Value>> {
     map.get("oneOf")

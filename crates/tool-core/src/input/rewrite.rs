@@ -6,7 +6,6 @@
 use serde_json::{Map, Number, Value};
 
 use super::compiled::{Node, Property};
-use super::describe::{json_type, type_admits};
 use super::{FieldPath, Problem};
 
 /// True when [`apply`] would change `value` (asked of the compiled schema, since it is asked
@@ -156,10 +155,8 @@ fn coerced(value: &Value, node: &Node) -> Option<Value> {
             }
             let parsed: Value = serde_json::from_str(text).ok()?;
             let parsed = whole(&parsed, wanted).unwrap_or(parsed);
-            let actual = json_type(&parsed);
-            wanted
-                .iter()
-                .any(|w| type_admits(w, actual))
+            node.kinds
+                .is_none_or(|kinds| kinds.admits(&parsed))
                 .then_some(parsed)
         }
         Value::Number(_) => whole(value, wanted),
