@@ -13,6 +13,7 @@ use tackle_output_store::OutputRef;
 use tackle_tool_core::{Call, Context, OutputContent, ResultValue};
 use tracing::Span;
 use tracing::field::Empty;
+use tracing::subscriber::NoSubscriber;
 
 use crate::SettleError;
 use crate::settlement::Settlement;
@@ -122,6 +123,12 @@ impl ToolOutputKind {
 
 /// The settle span of `call`: named `settle`, its outcome fields filled in by [`finish`].
 pub(crate) fn span(call: &Call, ctx: &Context) -> Span {
+    // Whether a callsite is enabled is decided once for every subscriber of the process: while
+    // any of them wants these spans, the macro builds one even on a thread that has no
+    // subscriber at all, and the settle would measure the call for nobody.
+    if tracing::dispatcher::get_default(|current| current.is::<NoSubscriber>()) {
+        return Span::none();
+    }
     tracing::info_span!(
         "settle",
         tool = %call.name,
@@ -172,4 +179,26 @@ pub(crate) fn record_on(span: &Span, record: &SettleRecord<'_>) {
         truncated = record.truncated(),
         reference = record.references().first().map(tracing::field::display),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use tackle_tool_core::{Call, Context};
+
+    #[test]
+    fn a_thread_without_a_subscriber_gets_no_span_while_another_subscriber_wants_them() {
+        // A subscriber that wants every `settle` span exists, but is nobody's default here.
+        let wanting = tracing::Dispatch::new(
+            tracing_subscriber::fmt()
+                .with_writer(std::io::sink)
+                .with_max_level(tracing::Level::TRACE)
+                .finish(),
+        );
+        let call = Call::new("call_1", "read", json!({"path": "a"}));
+        let ctx = Context::new("s");
+        assert!(super::span(&call, &ctx).is_disabled());
+        let span = tracing::dispatcher::with_default(&wanting, || super::span(&call, &ctx));
+        assert!(!span.is_disabled());
+    }
 }
