@@ -200,27 +200,26 @@ impl Bound {
 impl Limits {
     pub(crate) fn of(schema: &Value) -> Self {
         let count = |key: &str| schema.get(key).and_then(Value::as_u64);
-        let mut limits = Self {
-            bounded: false,
-            min_length: count("minLength"),
-            max_length: count("maxLength"),
-            min_items: count("minItems"),
-            max_items: count("maxItems"),
-            integer: both(bounds(schema, true)),
-            number: both(bounds(schema, false)),
-        };
-        limits.bounded = [
-            limits.min_length,
-            limits.max_length,
-            limits.min_items,
-            limits.max_items,
-        ]
-        .iter()
-        .any(Option::is_some)
-            || [limits.integer, limits.number]
-                .iter()
-                .any(|(min, max)| min.is_some() || max.is_some());
-        limits
+        let counts = [
+            count("minLength"),
+            count("maxLength"),
+            count("minItems"),
+            count("maxItems"),
+        ];
+        let [min_length, max_length, min_items, max_items] = counts;
+        let (integer, number) = (both(bounds(schema, true)), both(bounds(schema, false)));
+        Self {
+            bounded: counts.iter().any(Option::is_some)
+                || [integer.0, integer.1, number.0, number.1]
+                    .iter()
+                    .any(Option::is_some),
+            min_length,
+            max_length,
+            min_items,
+            max_items,
+            integer,
+            number,
+        }
     }
 
     /// True when `value`'s size or magnitude is within these limits.
