@@ -140,6 +140,75 @@ mod tests {
         }
     }
 
+    /// A program that starts a command as `bash` does (in a directory, leading a process
+    /// group) and prints how many times the C library's `fork` ran: its fork handlers run on
+    /// every `fork` and never on `posix_spawn`.
+    const SPAWN_PROBE: &str = r#"
+use std::os::unix::process::CommandExt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static FORKS: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn counted() {
+    FORKS.fetch_add(1, Ordering::SeqCst);
+}
+
+extern "C" {
+    fn pthread_atfork(
+        prepare: Option<extern "C" fn()>,
+        parent: Option<extern "C" fn()>,
+        child: Option<extern "C" fn()>,
+    ) -> i32;
+}
+
+fn main() {
+    assert_eq!(unsafe { pthread_atfork(Some(counted), None, None) }, 0);
+    let status = std::process::Command::new("/bin/sh")
+        .args(["-c", "exit 0"])
+        .current_dir("/")
+        .process_group(0)
+        .status()
+        .expect("spawn");
+    assert!(status.success());
+    println!("{}", FORKS.load(Ordering::SeqCst));
+}
+"#;
+
+    #[test]
+    fn a_static_glibc_build_starts_commands_without_fork() {
+        let target = crate::tidy::host_triple().expect("host triple");
+        if !target.ends_with("-linux-gnu") {
+            return; // the flags are for glibc on Linux only
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let source = dir.path().join("probe.rs");
+        std::fs::write(&source, SPAWN_PROBE).expect("write the probe");
+        let probe = dir.path().join("probe");
+        let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+        let built = std::process::Command::new(rustc)
+            .args(["--edition", "2021", "--target", &target])
+            .args(super::STATIC_GLIBC.split_whitespace())
+            .arg("-o")
+            .arg(&probe)
+            .arg(&source)
+            .output()
+            .expect("run rustc");
+        assert!(
+            built.status.success(),
+            "{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let ran = std::process::Command::new(&probe)
+            .output()
+            .expect("run the probe");
+        assert!(ran.status.success(), "{ran:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&ran.stdout).trim(),
+            "0",
+            "the static build started a command with fork"
+        );
+    }
+
     #[test]
     fn the_build_names_its_target_and_profile_so_build_scripts_stay_dynamic() {
         let build = Build::for_target("x86_64-unknown-linux-gnu");
