@@ -295,6 +295,7 @@ read offset=1 limit=2000 in a 10 MB file (20 iterations, median)
 peer: codex CLI unavailable, no ratio: not found
 ratio settle / fastest bare round trip: 1.52x (target <= 2.0x)
 write 200 MiB (peak RSS over content): tackle 300 MiB, ratio 1.50x (target <= 2.5x: met)
+shipping layer + audit, read: ratio watched/unwatched 1.14x (target <= 1.2x)
 ";
         let ratios = parse(output);
         type Seen<'a> = (&'a str, f64, Option<(&'a str, f64)>);
@@ -317,6 +318,11 @@ write 200 MiB (peak RSS over content): tackle 300 MiB, ratio 1.50x (target <= 2.
                     "write 200 MiB (peak RSS over content)",
                     1.5,
                     Some(("<=", 2.5))
+                ),
+                (
+                    "shipping layer + audit, read watched/unwatched",
+                    1.14,
+                    Some(("<=", 1.2))
                 ),
             ]
         );
