@@ -150,7 +150,7 @@ fn target(text: &str) -> Option<(String, f64)> {
 
 fn host_summary() -> String {
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
-    let rustc = Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
+    let rustc = Command::new(crate::rustc_program())
         .arg("--version")
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())

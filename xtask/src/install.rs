@@ -177,17 +177,16 @@ fn main() {
     #[test]
     fn a_static_glibc_build_starts_commands_without_fork() {
         let target = crate::tidy::host_triple().expect("host triple");
-        if !target.ends_with("-linux-gnu") {
-            return; // the flags are for glibc on Linux only
-        }
+        let Some(flags) = super::Build::for_target(&target).rustflags else {
+            return; // a target linked dynamically starts commands as the C library does
+        };
         let dir = tempfile::tempdir().expect("temp dir");
         let source = dir.path().join("probe.rs");
         std::fs::write(&source, SPAWN_PROBE).expect("write the probe");
         let probe = dir.path().join("probe");
-        let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-        let built = std::process::Command::new(rustc)
+        let built = std::process::Command::new(crate::rustc_program())
             .args(["--edition", "2021", "--target", &target])
-            .args(super::STATIC_GLIBC.split_whitespace())
+            .args(flags.split_whitespace())
             .arg("-o")
             .arg(&probe)
             .arg(&source)

@@ -270,6 +270,11 @@ pub(crate) fn cargo_program() -> std::ffi::OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 
+/// The compiler cargo would use (`RUSTC`), else the one on the `PATH`.
+pub(crate) fn rustc_program() -> std::ffi::OsString {
+    std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into())
+}
+
 /// Runs a cargo command, shown first (with the variables it sets) as one could type it.
 pub(crate) fn run_cargo(mut command: Command) -> Result<(), String> {
     let vars: String = command

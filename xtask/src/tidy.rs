@@ -64,7 +64,7 @@ pub(crate) fn metadata(root: &Path) -> Result<Metadata, String> {
 }
 
 pub(crate) fn host_triple() -> Result<String, String> {
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let rustc = crate::rustc_program();
     let output = Command::new(rustc)
         .arg("-vV")
         .output()
