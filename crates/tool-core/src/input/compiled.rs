@@ -17,8 +17,6 @@ pub(crate) struct Node {
     /// The schema this node was compiled from, for error messages.
     pub(crate) schema: Value,
     /// The JSON types admitted, when the schema says (see [`types`]).
-    pub(crate) types: Option<Vec<&'static str>>,
-    /// The same types as a set, for the per-call test.
     pub(crate) kinds: Option<Kinds>,
     /// The fixed values admitted (`enum`, `const`, or alternatives that are each a `const`).
     pub(crate) choices: Option<Vec<Value>>,
@@ -67,11 +65,9 @@ impl Node {
                 })
                 .collect()
         });
-        let types = types(schema);
         Self {
             schema: schema.clone(),
-            kinds: types.as_deref().map(Kinds::of),
-            types,
+            kinds: types(schema).as_deref().map(Kinds::of),
             choices: choices(schema).map(|values| values.into_iter().cloned().collect()),
             alternatives: untyped_alternatives,
             limits: Limits::of(schema),
@@ -98,9 +94,7 @@ impl Node {
 
     /// True when the schema admits `null` (or says nothing of types).
     pub(crate) fn admits_null(&self) -> bool {
-        self.types
-            .as_ref()
-            .is_none_or(|types| types.contains(&"null"))
+        self.kinds.is_none_or(|kinds| kinds.has(Kinds::NULL))
     }
 }
 
@@ -110,13 +104,14 @@ impl Node {
 pub(crate) struct Kinds(u8);
 
 impl Kinds {
-    const NULL: u8 = 1;
-    const BOOLEAN: u8 = 1 << 1;
-    const INTEGER: u8 = 1 << 2;
-    const NUMBER: u8 = 1 << 3;
-    const STRING: u8 = 1 << 4;
-    const ARRAY: u8 = 1 << 5;
-    const OBJECT: u8 = 1 << 6;
+    pub(crate) const NULL: u8 = 1;
+    pub(crate) const BOOLEAN: u8 = 1 << 1;
+    /// Also in every set that has [`NUMBER`](Self::NUMBER).
+    pub(crate) const INTEGER: u8 = 1 << 2;
+    pub(crate) const NUMBER: u8 = 1 << 3;
+    pub(crate) const STRING: u8 = 1 << 4;
+    pub(crate) const ARRAY: u8 = 1 << 5;
+    pub(crate) const OBJECT: u8 = 1 << 6;
 
     /// The set of the named types; `number` admits integers too.
     pub(crate) fn of(names: &[&str]) -> Self {
@@ -132,6 +127,11 @@ impl Kinds {
                 _ => 0,
             }
         }))
+    }
+
+    /// True when the set has the type `kind` (one of the constants).
+    pub(crate) fn has(self, kind: u8) -> bool {
+        self.0 & kind != 0
     }
 
     /// True when `value`'s type is in the set.

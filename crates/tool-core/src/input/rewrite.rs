@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::compiled::{Node, Property};
+use super::compiled::{Kinds, Node, Property};
 use super::{FieldPath, Problem};
 
 /// True when [`apply`] would change `value` (asked of the compiled schema, since it is asked
@@ -131,11 +131,11 @@ fn rename_aliases(
 /// the schema accepts no string but a number, a boolean, an array or an object that the string
 /// spells; or a whole number written with a fraction where an integer is expected.
 fn coerced(value: &Value, node: &Node) -> Option<Value> {
-    let wanted = node.types.as_deref()?;
+    let wanted = node.kinds?;
     match value {
-        Value::String(text) if !wanted.contains(&"string") => {
+        Value::String(text) if !wanted.has(Kinds::STRING) => {
             let text = text.trim();
-            if wanted.contains(&"boolean") {
+            if wanted.has(Kinds::BOOLEAN) {
                 if text.eq_ignore_ascii_case("true") {
                     return Some(Value::Bool(true));
                 }
@@ -145,9 +145,9 @@ fn coerced(value: &Value, node: &Node) -> Option<Value> {
             }
             let starts = text.chars().next()?;
             let plausible = match starts {
-                '[' => wanted.contains(&"array"),
-                '{' => wanted.contains(&"object"),
-                '-' | '0'..='9' => wanted.contains(&"integer") || wanted.contains(&"number"),
+                '[' => wanted.has(Kinds::ARRAY),
+                '{' => wanted.has(Kinds::OBJECT),
+                '-' | '0'..='9' => wanted.has(Kinds::INTEGER),
                 _ => false,
             };
             if !plausible {
@@ -155,9 +155,7 @@ fn coerced(value: &Value, node: &Node) -> Option<Value> {
             }
             let parsed: Value = serde_json::from_str(text).ok()?;
             let parsed = whole(&parsed, wanted).unwrap_or(parsed);
-            node.kinds
-                .is_none_or(|kinds| kinds.admits(&parsed))
-                .then_some(parsed)
+            wanted.admits(&parsed).then_some(parsed)
         }
         Value::Number(_) => whole(value, wanted),
         _ => None,
@@ -165,8 +163,8 @@ fn coerced(value: &Value, node: &Node) -> Option<Value> {
 }
 
 /// `5.0` as `5` where an integer, and no other number, is expected.
-fn whole(value: &Value, wanted: &[&str]) -> Option<Value> {
-    if !wanted.contains(&"integer") || wanted.contains(&"number") {
+fn whole(value: &Value, wanted: Kinds) -> Option<Value> {
+    if !wanted.has(Kinds::INTEGER) || wanted.has(Kinds::NUMBER) {
         return None;
     }
     let n = value.as_number()?;
