@@ -7,7 +7,7 @@ use std::sync::Arc;
 use clap::Subcommand;
 use serde_json::json;
 use tackle_host::{Config, Origin, Trust};
-use tackle_permission::{AnswerAll, Permission, Protected, Reply, SavedApprovals};
+use tackle_permission::{AnswerAll, Permission, Reply, SavedApprovals};
 
 use crate::error::CliError;
 use crate::options::HostArgs;
@@ -153,7 +153,12 @@ fn explain(
         SavedApprovals::for_project(&data, &location)?,
         Arc::new(AnswerAll(Reply::Reject { message: None })),
     )
-    .protected(Protected::from_env(|key| std::env::var_os(key)).and_dir(&data))
+    .protected(tackle_host::protected(
+        &tackle_host::Environment::from_process(),
+        &data,
+        &location,
+        &config,
+    ))
     .build();
     let explanation = permission.explain(action, resource);
     let files = files(&config);

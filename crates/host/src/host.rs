@@ -182,9 +182,7 @@ impl HostBuilder {
             .asker
             .unwrap_or_else(|| Arc::new(AnswerAll(Reply::Reject { message: None })));
         let saved = SavedApprovals::for_project(&data_dir, &location)?;
-        // The data directory holds the saved approvals and the trust records: a tool writing
-        // there could grant as much as a rule, so it is protected like the configuration.
-        let protected = Protected::from_env(|key| env.get_os(key)).and_dir(&data_dir);
+        let protected = protected(&env, &data_dir, &location, &config);
         // Each configured agent's rules apply after the global ones to that agent's requests.
         let mut agents = Agents::new();
         for (name, rules) in &config.agents {
@@ -555,6 +553,29 @@ pub fn location(dir: &Path) -> Result<PathBuf, HostError> {
         Ok(canonical)
     } else {
         Err(HostError::NotADirectory(dir.to_owned()))
+    }
+}
+
+/// Which writes always ask for the host of `location` (canonical) under `env`: the user's
+/// configuration and data directories, the host's data directory `data_dir` and the audit log
+/// `config` names, besides the configuration names ([`Protected`]).
+pub fn protected(
+    env: &Environment,
+    data_dir: &Path,
+    location: &Path,
+    config: &Config,
+) -> Protected {
+    // The data directory holds the saved approvals and the trust records: a tool writing there
+    // could grant as much as a rule, so it is protected like the configuration; so is the audit
+    // log wherever it lies (a tool must not rewrite the record of its calls). Edit resources
+    // inside the Location are relative: the protection reads them against the Location, so a
+    // Location at `$HOME` reaches none of these unasked.
+    let protected = Protected::from_env(|key| env.get_os(key))
+        .and_dir(data_dir)
+        .in_location(location);
+    match crate::audit::configured_path(config, data_dir) {
+        Some(log) => protected.and_file(log),
+        None => protected,
     }
 }
 

@@ -42,7 +42,9 @@ pub mod trust;
 pub use config::{Config, Origin, Sources};
 pub use env::Environment;
 pub use error::{ConfigError, HostError};
-pub use host::{Host, HostBuilder, MCP_STARTUP_WAIT, Session, default_data_dir, location};
+pub use host::{
+    Host, HostBuilder, MCP_STARTUP_WAIT, Session, default_data_dir, location, protected,
+};
 pub use plugin::{BootError, Plugin, PluginContext, PluginStatus, Plugins, Scope};
 pub use tackle_mcp_client::{ServerStatus as McpServerStatus, State as McpState};
 pub use trust::{Trust, TrustStore};

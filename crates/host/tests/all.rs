@@ -9,6 +9,7 @@ mod errors;
 mod host;
 mod mcp;
 mod plugins;
+mod protected;
 mod sessions;
 
 use std::path::{Path, PathBuf};

@@ -12,8 +12,15 @@
 //! `tackle.jsonc`, `opencode.json` or `opencode.jsonc` anywhere; anything under (or named)
 //! `.git`, `.tackle`, `.opencode`, `.claude`, `.agents`, `.kilo` or `.kilocode` anywhere; and anything under the user's configuration
 //! and data directories ([`Protected::user_dirs`]: the data directory holds the saved
-//! approvals and the host's trust records, which would grant as much as a rule). Edit resources are canonical (relative inside the
-//! Location, absolute outside), so a symlink cannot disguise a protected target.
+//! approvals and the host's trust records, which would grant as much as a rule), and the files
+//! a host names ([`Protected::and_file`]: its audit log).
+//!
+//! Edit resources are canonical: relative inside the Location, absolute outside. A relative
+//! resource is read against the Location ([`Protected::in_location`]) before it is compared
+//! with the user's directories, so a Location at `$HOME` (or inside `~/.config/opencode`)
+//! cannot reach them by a relative path. The directories are compared by their real paths
+//! too (the nearest existing ancestor resolved, for one that does not exist yet), so a
+//! symlinked `$HOME` or Location hides nothing; components are compared ASCII case folded.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -55,6 +62,8 @@ pub enum Protection {
     /// Inside one of the user's directories (configuration, or the data directory that holds
     /// saved approvals and trust).
     UserDir(PathBuf),
+    /// A file the host keeps its own record in (its audit log).
+    HostFile(PathBuf),
 }
 
 impl fmt::Display for Protection {
@@ -63,6 +72,7 @@ impl fmt::Display for Protection {
             Self::ConfigFile(_) => f.write_str("a configuration file"),
             Self::ControlDir(name) => write!(f, "inside {name}/"),
             Self::UserDir(dir) => write!(f, "inside the user directory {}", dir.display()),
+            Self::HostFile(file) => write!(f, "the host's own file {}", file.display()),
         }
     }
 }
@@ -73,8 +83,13 @@ impl fmt::Display for Protection {
 #[non_exhaustive]
 pub struct Protected {
     /// The user's configuration and data directories, absolute (with their real paths too,
-    /// when they exist, since resources are canonical).
+    /// since resources are canonical).
     pub user_dirs: Vec<PathBuf>,
+    /// Files the host writes itself (its audit log), absolute, with their real paths too.
+    pub files: Vec<PathBuf>,
+    /// The canonical Location root relative resources are read against; without it a
+    /// relative resource is compared with the configuration names only.
+    pub location: Option<PathBuf>,
 }
 
 impl Protected {
@@ -126,20 +141,36 @@ impl Protected {
         self
     }
 
-    /// `dirs` (absolute) and, for those that exist, their real paths.
+    /// The same, with the file `file` (and its real path) always asked, and its numbered
+    /// rotations `<file>.<n>`: a file the host writes itself, such as its audit log, which a
+    /// tool must not rewrite or truncate unasked.
+    #[must_use]
+    pub fn and_file(mut self, file: impl Into<PathBuf>) -> Self {
+        add_with_real_path(&mut self.files, file.into());
+        self
+    }
+
+    /// The same, reading relative resources against the canonical Location root `root` (what
+    /// a host's tools resolve paths against), so the user's directories and the host's files
+    /// are protected inside the Location too, and everything when the Location lies inside
+    /// one of them.
+    #[must_use]
+    pub fn in_location(mut self, root: impl Into<PathBuf>) -> Self {
+        let root = root.into();
+        self.location = root.is_absolute().then_some(root);
+        self
+    }
+
+    /// `dirs` (absolute) and their real paths.
     pub fn with_user_dirs(dirs: impl IntoIterator<Item = PathBuf>) -> Self {
         let mut user_dirs: Vec<PathBuf> = Vec::new();
         for dir in dirs {
-            // A directory reached through a symlink (a linked HOME, dotfiles in a repository)
-            // shows in canonical resources by its real path.
-            let real = std::fs::canonicalize(&dir).ok();
-            for path in std::iter::once(dir).chain(real) {
-                if path.is_absolute() && !user_dirs.contains(&path) {
-                    user_dirs.push(path);
-                }
-            }
+            add_with_real_path(&mut user_dirs, dir);
         }
-        Self { user_dirs }
+        Self {
+            user_dirs,
+            ..Self::default()
+        }
     }
 
     /// Why `action` on `resource` always asks, or `None` when the rules decide alone.
@@ -161,11 +192,98 @@ impl Protected {
             return Some(Protection::ConfigFile((*name).to_owned()));
         }
         let path = Path::new(resource);
+        let absolute = if path.is_absolute() {
+            lexical(path)
+        } else {
+            lexical(&self.location.as_ref()?.join(path))
+        };
+        if let Some(file) = self
+            .files
+            .iter()
+            .find(|file| is_or_rotates(&absolute, file))
+        {
+            return Some(Protection::HostFile(file.clone()));
+        }
         self.user_dirs
             .iter()
-            .find(|dir| path.is_absolute() && path.starts_with(dir))
+            .find(|dir| within(&absolute, dir))
             .map(|dir| Protection::UserDir(dir.clone()))
     }
+}
+
+/// Adds `path` (when absolute) and its real path to `paths`, once each.
+fn add_with_real_path(paths: &mut Vec<PathBuf>, path: PathBuf) {
+    // A directory reached through a symlink (a linked HOME, dotfiles in a repository) shows in
+    // canonical resources by its real path, also before it exists.
+    let real = real_path(&path);
+    for path in std::iter::once(path).chain(real) {
+        if path.is_absolute() && !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+}
+
+/// `path` with symlinks resolved: its nearest existing ancestor canonical, the rest joined.
+fn real_path(path: &Path) -> Option<PathBuf> {
+    let mut rest = Vec::new();
+    let mut existing = path;
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            return Some(rest.iter().rev().fold(real, |real, name| real.join(name)));
+        }
+        rest.push(existing.file_name()?);
+        existing = existing.parent()?;
+    }
+}
+
+/// `path` is `file` or one of its rotations, `<file>.<n>`.
+fn is_or_rotates(path: &Path, file: &Path) -> bool {
+    if within(path, file) {
+        return true;
+    }
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return false;
+    };
+    let (Some(file_dir), Some(file_name)) = (file.parent(), file.file_name()) else {
+        return false;
+    };
+    let (name, file_name) = (name.to_string_lossy(), file_name.to_string_lossy());
+    let rotation = name.len() > file_name.len()
+        && name.is_char_boundary(file_name.len())
+        && name[..file_name.len()].eq_ignore_ascii_case(&file_name)
+        && name[file_name.len()..]
+            .strip_prefix('.')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    rotation && within(dir, file_dir) && dir.components().count() == file_dir.components().count()
+}
+
+/// `path` without `.` and `..` (resources are canonical already; one that is not must not
+/// step past a protected directory by name).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `path` is `dir` or lies under it, component by component, ASCII case folded (a
+/// case-insensitive file system takes `.Config/Opencode` for `.config/opencode`).
+fn within(path: &Path, dir: &Path) -> bool {
+    let mut path = path.components();
+    dir.components().all(|want| {
+        path.next().is_some_and(|have| {
+            have.as_os_str()
+                .to_string_lossy()
+                .eq_ignore_ascii_case(&want.as_os_str().to_string_lossy())
+        })
+    })
 }
 
 #[cfg(test)]
@@ -271,5 +389,107 @@ mod tests {
         assert!(relative.user_dirs.is_empty());
         let more = relative.and_dir("/srv/tackle-data");
         assert_eq!(more.user_dirs, [PathBuf::from("/srv/tackle-data")]);
+    }
+
+    /// The protection of a host whose user directories lie under `home` and whose Location
+    /// is `location`.
+    fn at(home: &Path, location: &Path) -> Protected {
+        let home = home.as_os_str().to_owned();
+        Protected::from_env(|key| (key == "HOME").then(|| home.clone())).in_location(location)
+    }
+
+    #[test]
+    fn relative_resources_inside_a_location_at_home_reach_the_user_directories() {
+        let home = tempfile::tempdir().unwrap();
+        let home = std::fs::canonicalize(home.path()).unwrap();
+        let protected = at(&home, &home);
+        for resource in [
+            ".local/share/tackle/permission/x.json",
+            ".local/share/tackle/trust.json",
+            ".config/opencode/skills/a/SKILL.md",
+            ".config/kilo/skills/a/SKILL.md",
+            ".config/tackle/x",
+            ".Config/OpenCode/skills/a/SKILL.md",
+            "src/../.config/kilo/x",
+        ] {
+            assert!(
+                matches!(
+                    protected.check("edit", resource),
+                    Some(Protection::UserDir(_))
+                ),
+                "{resource}"
+            );
+        }
+        for resource in [
+            "src/main.rs",
+            ".config/other/x",
+            ".local/share/tackle2/x",
+            ".",
+        ] {
+            assert_eq!(protected.check("edit", resource), None, "{resource}");
+        }
+    }
+
+    #[test]
+    fn a_location_inside_a_protected_directory_protects_every_resource() {
+        let home = tempfile::tempdir().unwrap();
+        let inside = home.path().join(".config").join("opencode");
+        std::fs::create_dir_all(&inside).unwrap();
+        let inside = std::fs::canonicalize(inside).unwrap();
+        let protected = at(home.path(), &inside);
+        for resource in [".", "notes.md", "skills/a/SKILL.md"] {
+            assert!(protected.check("edit", resource).is_some(), "{resource}");
+        }
+        // Above it, only what lies inside.
+        let above = at(home.path(), inside.parent().unwrap());
+        assert!(above.check("edit", "opencode/x").is_some());
+        assert_eq!(above.check("edit", "notes.md"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_home_is_protected_by_its_real_path_before_the_directories_exist() {
+        let root = tempfile::tempdir().unwrap();
+        let real = root.path().join("real-home");
+        std::fs::create_dir(&real).unwrap();
+        let link = root.path().join("linked-home");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        // HOME names the link; the Location is canonical (the real path); nothing under HOME
+        // exists yet.
+        let real = std::fs::canonicalize(&real).unwrap();
+        let protected = at(&link, &real);
+        assert!(
+            protected
+                .check("edit", ".config/kilo/skills/a/SKILL.md")
+                .is_some()
+        );
+        assert!(
+            protected
+                .check(
+                    "edit",
+                    &format!("{}/.local/share/tackle/trust.json", real.display())
+                )
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn a_host_file_is_protected_by_name_not_its_neighbours() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = std::fs::canonicalize(dir.path()).unwrap();
+        let protected = Protected::default()
+            .and_file(location.join("logs").join("audit.jsonl"))
+            .in_location(&location);
+        assert_eq!(
+            protected.check("edit", "logs/audit.jsonl"),
+            Some(Protection::HostFile(
+                location.join("logs").join("audit.jsonl")
+            ))
+        );
+        assert!(protected.check("edit", "logs/audit.jsonl.3").is_some());
+        assert_eq!(protected.check("edit", "logs/other.jsonl"), None);
+        assert_eq!(protected.check("edit", "logs/audit.jsonl.bak"), None);
+        assert_eq!(protected.check("edit", "logs/audit.jsonl.1/x"), None);
+        assert_eq!(protected.check("read", "logs/audit.jsonl"), None);
     }
 }
