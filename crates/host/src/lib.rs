@@ -23,7 +23,8 @@
 //! - Building a host writes nothing; a bad configuration is a [`ConfigError`] naming the file
 //!   (or variable, or flag), the key path and the problem.
 //! - A project's configuration never widens what tools may do until the user trusts it: its
-//!   allows are ignored and so are the settings in [`config::TRUSTED_KEYS`].
+//!   allows are ignored and so are the settings in [`config::TRUSTED_KEYS`] and every limit
+//!   looser than the one it would override.
 //! - A one-shot host ([`HostBuilder::only`]) builds only the tool it runs.
 //!
 //! [`ToolRegistry`]: tackle_registry::ToolRegistry

@@ -195,3 +195,113 @@ fn mcp_servers_are_read_and_kept() {
         json!({"docs": {"type": "remote", "url": "https://x"}})
     );
 }
+
+/// Every limit set looser than the user's (or the default) by the same project file.
+const LOOSER: &str = r#"{
+    "output": {"max_lines": 100000, "max_bytes": 100000000, "retention_days": 3650,
+               "max_file_bytes": 1099511627776, "quota_bytes": 1125899906842624},
+    "read": {"image_max_width": 100000, "image_max_height": 100000,
+             "image_max_bytes": 5242880, "image_input": true},
+    "bash": {"default_timeout_ms": 600000, "max_timeout_ms": 600000},
+    "webfetch": {"timeout_seconds": 120, "max_bytes": 3000000000},
+    "search": {"budget_ms": 100000000}
+}"#;
+
+/// What the user sets where the default is already the loosest a file may give.
+const USER: &str = r#"{
+    "read": {"image_max_bytes": 100000, "image_input": false},
+    "bash": {"max_timeout_ms": 60000}
+}"#;
+
+#[test]
+fn an_untrusted_project_cannot_loosen_any_limit() {
+    let fx = Fixture::new();
+    fx.write_user(USER);
+    fx.write("tackle.json", LOOSER);
+    let config = fx.load().unwrap();
+    let settings = &config.settings;
+    let output = settings.output.clone().unwrap_or_default();
+    assert_eq!(output, tackle_host::config::OutputConfig::default());
+    let read = settings.read.clone().unwrap();
+    assert_eq!((read.image_max_width, read.image_max_height), (None, None));
+    assert_eq!(
+        (read.image_max_bytes, read.image_input),
+        (Some(100_000), Some(false))
+    );
+    let bash = settings.bash.clone().unwrap();
+    assert_eq!(
+        (bash.default_timeout_ms, bash.max_timeout_ms),
+        (None, Some(60_000))
+    );
+    assert_eq!(
+        settings.webfetch.clone().unwrap_or_default(),
+        tackle_host::config::WebfetchConfig::default()
+    );
+    assert_eq!(settings.search.clone().unwrap_or_default().budget_ms, None);
+    insta::assert_snapshot!(
+        "untrusted_limits_warning",
+        fx.redact(&config.warnings.join("\n"))
+    );
+    // `tackle config` says where each value came from and what was ignored.
+    let described = fx.redact(&config.describe());
+    assert!(
+        described.contains(
+            "output.max_bytes         = 51200  # default; 100000000 from [repo]/tackle.json \
+             ignored (untrusted: loosens a limit)"
+        ),
+        "{described}"
+    );
+    // The shell found on `PATH` differs between machines.
+    let described: Vec<&str> = described
+        .lines()
+        .filter(|line| !line.starts_with("bash.shell"))
+        .collect();
+    let described = described.join("\n");
+    insta::assert_snapshot!("untrusted_limits_described", described);
+}
+
+#[test]
+fn an_untrusted_project_may_tighten_every_limit_and_a_trusted_one_loosen_them() {
+    let fx = Fixture::new();
+    fx.write_user(USER);
+    fx.write(
+        "tackle.json",
+        r#"{
+            "output": {"max_lines": 10, "max_bytes": 1000, "retention_days": 1,
+                       "max_file_bytes": 8192, "quota_bytes": 65536},
+            "read": {"image_max_width": 100, "image_max_height": 100,
+                     "image_max_bytes": 20000, "image_input": false},
+            "bash": {"default_timeout_ms": 1000, "max_timeout_ms": 2000},
+            "webfetch": {"timeout_seconds": 2, "max_bytes": 1000},
+            "search": {"budget_ms": 500}
+        }"#,
+    );
+    let config = fx.load().unwrap();
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    let output = config.settings.output.unwrap();
+    assert_eq!(
+        (output.max_lines, output.max_bytes, output.quota_bytes),
+        (Some(10), Some(1000), Some(65536))
+    );
+    let read = config.settings.read.unwrap();
+    assert_eq!(
+        (read.image_max_width, read.image_max_bytes),
+        (Some(100), Some(20000))
+    );
+    assert_eq!(config.settings.bash.unwrap().max_timeout_ms, Some(2000));
+    let web = config.settings.webfetch.unwrap();
+    assert_eq!((web.timeout_seconds, web.max_bytes), (Some(2), Some(1000)));
+    assert_eq!(config.settings.search.unwrap().budget_ms, Some(500));
+
+    fx.write("tackle.json", LOOSER);
+    fx.trust();
+    let config = fx.load().unwrap();
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    let settings = serde_json::to_value(&config.settings).unwrap();
+    let looser: serde_json::Value = serde_json::from_str(LOOSER).unwrap();
+    for (section, keys) in looser.as_object().unwrap() {
+        for (key, value) in keys.as_object().unwrap() {
+            assert_eq!(&settings[section][key], value, "{section}.{key}");
+        }
+    }
+}

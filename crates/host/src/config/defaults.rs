@@ -64,6 +64,15 @@ pub(crate) fn effective(settings: &ConfigFile) -> ConfigFile {
     }
 }
 
+/// The built-in value of every setting, as JSON objects by section (what an untrusted file's
+/// limit is compared with when no layer before it set one).
+pub(crate) fn values() -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(effective(&ConfigFile::default())) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    }
+}
+
 fn read(given: &ReadConfig) -> ReadConfig {
     let read = ReadOptions::default();
     let bound = read.image_bound();

@@ -14,13 +14,16 @@
 //! Likewise the settings that would widen what a tool reaches or reveals ([`TRUSTED_KEYS`]:
 //! the shell, the credentials commands see, the local addresses webfetch reaches, the variable
 //! whose value websearch sends, skill directories, MCP servers, the audit log) are ignored in an untrusted
-//! project file, with a warning; its other settings (limits, timeouts) apply.
+//! project file, with a warning; its limits and timeouts apply only where they tighten the value
+//! they override (`tighten`), a looser one is ignored with a warning. `tackle config` shows
+//! what was ignored and where it came from.
 
 mod defaults;
 mod file;
 mod layers;
 mod parse;
 mod show;
+mod tighten;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -38,6 +41,7 @@ pub use layers::{
 };
 
 pub(crate) use defaults::DAY;
+use tighten::Ignored;
 
 /// A project configuration file as found, for `tackle trust`.
 #[derive(Debug, Clone)]
@@ -117,6 +121,8 @@ pub struct Config {
     pub layers: Vec<Layer>,
     /// What the user should read: untrusted project files whose allows were ignored.
     pub warnings: Vec<String>,
+    /// The settings of untrusted project files that were not applied, in merge order.
+    ignored: Vec<Ignored>,
 }
 
 impl Config {
@@ -141,6 +147,9 @@ impl Config {
         let mut rules = Ruleset::defaults();
         let mut agents: BTreeMap<String, Ruleset> = BTreeMap::new();
         let mut warnings = Vec::new();
+        let mut ignored = Vec::new();
+        // The built-in values, looked up once and only when an untrusted file sets something.
+        let mut defaults: Option<Map<String, Value>> = None;
         for layer in &layers {
             let source = layer.origin.to_string();
             let file = &layer.parsed.file;
@@ -149,16 +158,43 @@ impl Config {
                 value.remove(key);
             }
             if !layer.trusted() {
-                let ignored = remove_trusted_keys(&mut value);
-                if !ignored.is_empty() {
+                let removed = remove_trusted_keys(&mut value);
+                if !removed.is_empty() {
+                    let keys: Vec<&str> = removed.iter().map(|(key, _)| *key).collect();
                     warnings.push(format!(
                         "tackle: {source} is not trusted: its {} setting{} ignored \
                          (run `tackle trust {}` if you trust it)",
-                        ignored.join(", "),
-                        if ignored.len() == 1 { " is" } else { "s are" },
+                        keys.join(", "),
+                        if keys.len() == 1 { " is" } else { "s are" },
                         location.display()
                     ));
                 }
+                let defaults = defaults.get_or_insert_with(defaults::values);
+                let loosening = tighten::remove_loosening(&mut value, &merged, defaults);
+                if !loosening.is_empty() {
+                    let settings: Vec<String> = loosening
+                        .iter()
+                        .map(|(key, value, over)| format!("{key} ({value} instead of {over})"))
+                        .collect();
+                    warnings.push(format!(
+                        "tackle: {source} is not trusted: its {} setting{} ignored, as an \
+                         untrusted project may only tighten a limit (run `tackle trust {}` if \
+                         you trust it)",
+                        settings.join(", "),
+                        if settings.len() == 1 { " is" } else { "s are" },
+                        location.display()
+                    ));
+                }
+                let trusted = removed.into_iter().map(|(key, value)| (key, value, false));
+                let loose = loosening
+                    .into_iter()
+                    .map(|(key, value, _)| (key, value, true));
+                ignored.extend(trusted.chain(loose).map(|(key, value, loosens)| Ignored {
+                    key: key.to_owned(),
+                    value,
+                    origin: layer.origin.clone(),
+                    loosens,
+                }));
             }
             merge(&mut merged, value, "", &layer.origin, &mut origins);
             if let Some(permission) = &file.permission {
@@ -188,6 +224,7 @@ impl Config {
             agents,
             layers,
             warnings,
+            ignored,
         })
     }
 
@@ -244,23 +281,26 @@ pub const TRUSTED_KEYS: &[&str] = &[
     "websearch.api_key_env",
     "skills.paths",
     "mcp",
-    // Where the audit log goes: a project must not make tackle append to a file of its choice.
-    "audit",
+    // Where the audit log goes: a project must not make tackle append to a file of its choice,
+    // nor rotate the user's records away.
+    "audit.path",
+    "audit.max_bytes",
+    "audit.keep",
 ];
 
-/// Removes [`TRUSTED_KEYS`] from `value` and names those that were there.
-fn remove_trusted_keys(value: &mut Map<String, Value>) -> Vec<&'static str> {
+/// Removes [`TRUSTED_KEYS`] from `value` and names those that were there, with their values.
+fn remove_trusted_keys(value: &mut Map<String, Value>) -> Vec<(&'static str, Value)> {
     let mut removed = Vec::new();
     for key in TRUSTED_KEYS {
         let gone = match key.split_once('.') {
             Some((parent, child)) => match value.get_mut(parent) {
-                Some(Value::Object(object)) => object.remove(child).is_some(),
-                _ => false,
+                Some(Value::Object(object)) => object.remove(child),
+                _ => None,
             },
-            None => value.remove(*key).is_some(),
+            None => value.remove(*key),
         };
-        if gone {
-            removed.push(*key);
+        if let Some(gone) = gone {
+            removed.push((*key, gone));
         }
     }
     removed

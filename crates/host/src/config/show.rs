@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use tackle_permission::Ruleset;
 
 use super::defaults;
-use super::{Config, Origin};
+use super::{Config, Ignored, Origin};
 
 pub(super) fn describe(config: &Config) -> String {
     let mut leaves = Vec::new();
@@ -19,7 +19,17 @@ pub(super) fn describe(config: &Config) -> String {
         String::from("# The effective configuration: each value, then where it came from.\n");
     for (key, value) in &leaves {
         let origin = config.origin(key);
-        let _ = writeln!(text, "{key:width$} = {value}  # {origin}");
+        let _ = write!(text, "{key:width$} = {value}  # {origin}");
+        for ignored in config.ignored.iter().filter(|ignored| &ignored.key == key) {
+            let _ = write!(text, "; {}", note(ignored));
+        }
+        text.push('\n');
+    }
+    if !config.ignored.is_empty() {
+        text.push_str("\n# Ignored settings of untrusted project files:\n");
+        for ignored in &config.ignored {
+            let _ = writeln!(text, "{} = {}", ignored.key, note(ignored));
+        }
     }
     rules(&mut text, "permission", &config.rules);
     for (agent, ruleset) in &config.agents {
@@ -45,6 +55,19 @@ pub(super) fn describe(config: &Config) -> String {
         let _ = writeln!(text, "{} ({kind})", layer.origin);
     }
     text
+}
+
+/// `<value> from <file> ignored (untrusted: <why>)`.
+fn note(ignored: &Ignored) -> String {
+    let why = if ignored.loosens {
+        "loosens a limit"
+    } else {
+        "only a trusted file may set it"
+    };
+    format!(
+        "{} from {} ignored (untrusted: {why})",
+        ignored.value, ignored.origin
+    )
 }
 
 fn rules(text: &mut String, title: &str, ruleset: &Ruleset) {
