@@ -214,3 +214,118 @@ async fn the_log_rotates_by_size_and_keeps_what_it_is_told() {
         200
     );
 }
+
+/// A host logging to `log`, `required` or not, that allows `bash` and `edit` without asking.
+fn host_logging(fx: &Fixture, log: &Path, required: bool) -> Host {
+    Host::builder(fx.location())
+        .data_dir(fx.data.path())
+        .env(fx.env())
+        .set("audit", json!({"path": log, "required": required}))
+        .set("permission", json!({"bash": "allow", "edit": "allow"}))
+        .build()
+        .unwrap()
+}
+
+/// Settles a `bash` call that leaves `ran` in the Location, and says whether it ran.
+async fn run_touch(fx: &Fixture, host: &Host) -> (bool, tackle_registry::Settlement) {
+    let call = Call::new("c", "bash", json!({"command": "touch ran"}));
+    let settled = host.session("s").settle(&call).await.unwrap();
+    (fx.location().join("ran").exists(), settled)
+}
+
+fn text(settled: &tackle_registry::Settlement) -> String {
+    match settled.result() {
+        tackle_tool_core::ResultValue::Text(text) | tackle_tool_core::ResultValue::Error(text) => {
+            text
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_required_log_replaced_by_a_link_refuses_every_call_unrun() {
+    let fx = Fixture::new();
+    let log = fx.data.path().join("audit.jsonl");
+    let elsewhere = fx.data.path().join("elsewhere.txt");
+    std::fs::write(&elsewhere, "untouched\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &log).unwrap();
+    {
+        let host = host_logging(&fx, &log, true);
+        for _ in 0..2 {
+            let (ran, settled) = run_touch(&fx, &host).await;
+            assert!(!ran, "the call ran");
+            assert!(settled.is_error());
+            insta::assert_snapshot!("required_log_is_a_link", fx.redact(&text(&settled)));
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "untouched\n");
+}
+
+#[tokio::test]
+async fn a_required_log_that_cannot_be_opened_for_writing_refuses_calls() {
+    let fx = Fixture::new();
+    // A directory where the file should be: nothing can be appended (whoever runs the test).
+    let log = fx.data.path().join("audit.jsonl");
+    std::fs::create_dir(&log).unwrap();
+    let host = host_logging(&fx, &log, true);
+    let (ran, settled) = run_touch(&fx, &host).await;
+    assert!(!ran, "the call ran");
+    assert!(
+        text(&settled).contains("audit.required"),
+        "{}",
+        text(&settled)
+    );
+}
+
+#[tokio::test]
+async fn a_required_log_that_works_admits_calls_and_records_them() {
+    let fx = Fixture::new();
+    let log = fx.data.path().join("logs/audit.jsonl");
+    {
+        let host = host_logging(&fx, &log, true);
+        let (ran, settled) = run_touch(&fx, &host).await;
+        assert!(ran && !settled.is_error(), "{}", text(&settled));
+    }
+    assert!(
+        kinds(&records(&log))
+            .iter()
+            .any(|kind| kind.ends_with("call bash"))
+    );
+}
+
+#[tokio::test]
+async fn without_required_a_linked_log_is_skipped_and_calls_go_on() {
+    let fx = Fixture::new();
+    let log = fx.data.path().join("audit.jsonl");
+    let elsewhere = fx.data.path().join("elsewhere.txt");
+    std::fs::write(&elsewhere, "untouched\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &log).unwrap();
+    {
+        let host = host_logging(&fx, &log, false);
+        let (ran, settled) = run_touch(&fx, &host).await;
+        assert!(ran && !settled.is_error(), "{}", text(&settled));
+    }
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "untouched\n");
+}
+
+#[tokio::test]
+async fn a_log_inside_the_location_is_a_protected_write() {
+    let fx = Fixture::new();
+    let log = fx.location().join("audit.jsonl");
+    let host = host_logging(&fx, &log, false);
+    host.session("s")
+        .settle(&Call::new("a", "nope", json!({})))
+        .await
+        .unwrap();
+    for path in ["audit.jsonl", "audit.jsonl.1"] {
+        let call = Call::new("w", "write", json!({"path": path, "content": "{}\n"}));
+        let settled = host.session("s").settle(&call).await;
+        assert!(
+            matches!(settled, Err(tackle_registry::SettleError::Halt(_))),
+            "{path}: {settled:?}"
+        );
+    }
+    assert!(!fx.location().join("audit.jsonl.1").exists());
+    let call = Call::new("w", "write", json!({"path": "notes.md", "content": "x"}));
+    assert!(!host.session("s").settle(&call).await.unwrap().is_error());
+}

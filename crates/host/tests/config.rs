@@ -204,13 +204,15 @@ const LOOSER: &str = r#"{
              "image_max_bytes": 5242880, "image_input": true},
     "bash": {"default_timeout_ms": 600000, "max_timeout_ms": 600000},
     "webfetch": {"timeout_seconds": 120, "max_bytes": 3000000000},
-    "search": {"budget_ms": 100000000}
+    "search": {"budget_ms": 100000000},
+    "audit": {"required": false}
 }"#;
 
 /// What the user sets where the default is already the loosest a file may give.
 const USER: &str = r#"{
     "read": {"image_max_bytes": 100000, "image_input": false},
-    "bash": {"max_timeout_ms": 60000}
+    "bash": {"max_timeout_ms": 60000},
+    "audit": {"required": true}
 }"#;
 
 #[test]
@@ -238,6 +240,7 @@ fn an_untrusted_project_cannot_loosen_any_limit() {
         tackle_host::config::WebfetchConfig::default()
     );
     assert_eq!(settings.search.clone().unwrap_or_default().budget_ms, None);
+    assert_eq!(settings.audit.clone().unwrap().required, Some(true));
     insta::assert_snapshot!(
         "untrusted_limits_warning",
         fx.redact(&config.warnings.join("\n"))
@@ -273,7 +276,8 @@ fn an_untrusted_project_may_tighten_every_limit_and_a_trusted_one_loosen_them() 
                      "image_max_bytes": 20000, "image_input": false},
             "bash": {"default_timeout_ms": 1000, "max_timeout_ms": 2000},
             "webfetch": {"timeout_seconds": 2, "max_bytes": 1000},
-            "search": {"budget_ms": 500}
+            "search": {"budget_ms": 500},
+            "audit": {"required": true}
         }"#,
     );
     let config = fx.load().unwrap();

@@ -25,6 +25,15 @@ use crate::settlement::Settlement;
 pub trait SettleObserver: Send + Sync + 'static {
     /// One call has settled.
     fn settled(&self, record: &SettleRecord<'_>);
+
+    /// Whether `call` may run at all, asked before anything of it runs (name lookup,
+    /// decoding, permission): an `Err` settles it as that error result, unrun, and the
+    /// observer is then told of it like any other call. The default admits every call; an
+    /// audit log that must record every call refuses them while it cannot write.
+    fn admit(&self, call: &Call, ctx: &Context) -> Result<(), String> {
+        let _ = (call, ctx);
+        Ok(())
+    }
 }
 
 /// One settled call, as an observer sees it.

@@ -155,7 +155,9 @@ impl Materialization {
     ///
     /// Every settle is a `tracing` span named `settle` (tool, call id, session, agent, then
     /// duration, result type, bytes in and out, truncated, the first managed reference), and
-    /// the registry's [`SettleObserver`](crate::SettleObserver), if any, is told of it.
+    /// the registry's [`SettleObserver`](crate::SettleObserver), if any, is told of it. That
+    /// observer is asked first whether the call may run at all
+    /// ([`admit`](crate::SettleObserver::admit)); a refused call settles as its error result.
     pub async fn settle(&self, call: &Call, ctx: &Context) -> Result<Settlement, SettleError> {
         let span = observe::span(call, ctx);
         let observer = self.registry.observer.as_deref();
@@ -163,10 +165,19 @@ impl Materialization {
             return self.settle_resolved(call, ctx).await;
         }
         let started = Instant::now();
-        let outcome = self
-            .settle_resolved(call, ctx)
-            .instrument(span.clone())
-            .await;
+        let refused = observer.and_then(|observer| observer.admit(call, ctx).err());
+        let outcome = match refused {
+            Some(message) => {
+                settle_error(&self.registry.store, ctx, call, message)
+                    .instrument(span.clone())
+                    .await
+            }
+            None => {
+                self.settle_resolved(call, ctx)
+                    .instrument(span.clone())
+                    .await
+            }
+        };
         let resolved = self.resolve(&call.name);
         let record = SettleRecord {
             call,

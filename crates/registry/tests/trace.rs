@@ -170,3 +170,56 @@ async fn an_observer_is_told_of_every_settled_call() {
         ]
     );
 }
+
+/// Refuses every call, counting how many ran and were told.
+#[derive(Default)]
+struct Refusing {
+    told: Mutex<Vec<&'static str>>,
+}
+
+impl SettleObserver for Refusing {
+    fn settled(&self, record: &SettleRecord<'_>) {
+        self.told.lock().unwrap().push(record.result_type());
+    }
+
+    fn admit(&self, call: &Call, _: &tackle_tool_core::Context) -> Result<(), String> {
+        Err(format!("not now: {}", call.name))
+    }
+}
+
+#[tokio::test]
+async fn a_call_the_observer_refuses_settles_as_its_error_unrun() {
+    let data = tempfile::tempdir().unwrap();
+    let store = OutputStore::new(StoreConfig::in_data_dir(data.path()));
+    let refusing = Arc::new(Refusing::default());
+    let registry = ToolRegistry::with_observer(&ApplicationTools::new(), store, refusing.clone());
+    let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&ran);
+    let tool = tackle_tool_core::Tool::typed(
+        "Counts its runs",
+        tackle_tool_core::from_fn(move |_: serde_json::Value, _| {
+            let counter = Arc::clone(&counter);
+            async move {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Ok::<_, tackle_tool_core::ToolError>("ran".to_owned())
+            }
+        }),
+    )
+    .build();
+    let _g = registry
+        .tools()
+        .register(vec![("count".to_owned(), tool)])
+        .unwrap();
+    let settled = registry
+        .materialize(&ShowAll)
+        .settle(&Call::new("a", "count", json!({})), &ctx())
+        .await
+        .unwrap();
+    assert!(settled.is_error());
+    assert_eq!(
+        settled.result(),
+        tackle_tool_core::ResultValue::Error("not now: count".to_owned())
+    );
+    assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert_eq!(*refusing.told.lock().unwrap(), ["error"]);
+}

@@ -8,8 +8,14 @@
 //!   polls the queue while calls keep coming, so a busy caller never pays for waking it. A full queue drops the record and counts it; the
 //!   next write starts with a `gap` record saying how many were dropped, so a gap is never
 //!   silent. Memory stays bounded whatever the disk does.
-//! - A write that fails (a full disk, a vanished directory) is reported once (a `tracing`
-//!   warning) and never fails a call; the records it lost are counted in the next gap record.
+//! - A write that fails (a full disk, a vanished directory, the log replaced by a symbolic
+//!   link) is reported once (a `tracing` warning); the records it lost are counted in the next
+//!   gap record. By default calls go on. With `audit.required`, no record, no call: before a
+//!   call runs, the log must be openable (never through a link, a regular file) and the last
+//!   write must have succeeded; otherwise the call settles as an error saying why, unrun.
+//! - The log is opened with `O_NOFOLLOW`, and each batch checks that the path still names the
+//!   file held open (`lstat`, so a link put in its place is a replacement): a replaced log is
+//!   reopened, and a link in its place fails that reopening.
 //! - Every record has a `seq` number, increasing across processes sharing the file (each
 //!   batch is appended under an exclusive lock, continuing from the file's last record, or
 //!   from the newest rotated file's when the file is fresh).
@@ -30,12 +36,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError};
+use std::sync::{Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use tackle_output_store::OutputStore;
 use tackle_permission::{Decision, DecisionObserver};
 use tackle_registry::{SettleObserver, SettleRecord};
+use tackle_tool_core::{Call, Context};
 
 use crate::config::Config;
 use facts::{Entry, Pools};
@@ -70,6 +78,10 @@ pub struct AuditLog {
 
 struct Shared {
     queue: Option<SyncSender<Entry>>,
+    /// `audit.required`: a call runs only when its record can be written.
+    required: bool,
+    /// Why the last write failed, until one succeeds; shared with the writer.
+    health: Arc<Health>,
     dropped: Arc<AtomicU64>,
     /// Slots the writer emptied, for the next calls.
     pools: Arc<Pools>,
@@ -96,20 +108,32 @@ impl AuditLog {
             max_bytes: audit.max_bytes.unwrap_or(DEFAULT_MAX_BYTES),
             keep: audit.keep.unwrap_or(DEFAULT_KEEP),
         };
-        Self::start(target, store.clone())
+        Self::start(target, store.clone(), audit.required.unwrap_or(false))
     }
 
-    fn start(target: writer::Target, store: OutputStore) -> Option<Self> {
+    fn start(target: writer::Target, store: OutputStore, required: bool) -> Option<Self> {
         let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE);
         let dropped = Arc::new(AtomicU64::new(0));
         let pools = Arc::new(Pools::default());
+        let health = Arc::new(Health::default());
         let path = target.path.clone();
-        let writer = writer::Writer::new(target, store, Arc::clone(&dropped), Arc::clone(&pools));
+        let writer = writer::Writer::new(
+            target,
+            store,
+            Arc::clone(&dropped),
+            Arc::clone(&pools),
+            Arc::clone(&health),
+        );
         let spawned = std::thread::Builder::new()
             .name("tackle-audit".into())
             .spawn(move || writer.run(&receiver));
-        let handle = match spawned {
-            Ok(handle) => handle,
+        let (queue, handle) = match spawned {
+            Ok(handle) => (Some(sender), Some(handle)),
+            Err(err) if required => {
+                // No writer, no record: every call is refused rather than run unrecorded.
+                health.failed(&format!("its writer cannot start: {err}"));
+                (None, None)
+            }
             Err(err) => {
                 tracing::warn!(%err, "cannot start the audit log's writer; no audit log");
                 return None;
@@ -117,13 +141,32 @@ impl AuditLog {
         };
         Some(Self {
             shared: Arc::new(Shared {
-                queue: Some(sender),
+                queue,
+                required,
+                health,
                 dropped,
                 pools,
-                writer: Some(handle),
+                writer: handle,
                 path,
             }),
         })
+    }
+
+    /// Whether a call may run: always without `audit.required`; with it, only while the log
+    /// can be opened for appending (never through a link) and its last write succeeded. The
+    /// error is what the model reads.
+    pub fn admit(&self) -> Result<(), String> {
+        if !self.shared.required {
+            return Ok(());
+        }
+        let problem = match self.shared.health.failure() {
+            Some(failure) => failure,
+            None => match writer::probe(&self.shared.path) {
+                Ok(()) => return Ok(()),
+                Err(err) => err.to_string(),
+            },
+        };
+        Err(refusal(&self.shared.path, &problem))
     }
 
     /// The log file.
@@ -151,6 +194,46 @@ impl SettleObserver for AuditLog {
         slot.fill(record);
         self.offer(Entry::Call(slot));
     }
+
+    fn admit(&self, _: &Call, _: &Context) -> Result<(), String> {
+        AuditLog::admit(self)
+    }
+}
+
+/// Why the log cannot be written, while it cannot.
+#[derive(Debug, Default)]
+pub(crate) struct Health {
+    failure: Mutex<Option<String>>,
+}
+
+impl Health {
+    pub(crate) fn failed(&self, why: &str) {
+        *self.failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(why.to_owned());
+    }
+
+    pub(crate) fn recovered(&self) {
+        let mut failure = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
+        if failure.is_some() {
+            *failure = None;
+        }
+    }
+
+    pub(crate) fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// What a call refused by a required audit log settles as.
+fn refusal(path: &Path, problem: &str) -> String {
+    format!(
+        "The call was not run: the audit log {} cannot be written ({problem}), and this \
+         configuration runs no call it cannot record (audit.required). Tell the user; retrying \
+         will not help until the log is fixed.",
+        path.display()
+    )
 }
 
 impl DecisionObserver for AuditLog {

@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use tackle_output_store::OutputStore;
 
+use super::Health;
 use super::facts::{Entry, Pools};
 use super::record;
 
@@ -47,6 +48,8 @@ pub(crate) struct Writer {
     dropped: Arc<AtomicU64>,
     /// Where emptied slots go back to.
     pools: Arc<Pools>,
+    /// Told of each failed and successful write (what a required log admits calls by).
+    health: Arc<Health>,
     /// Records lost to a failed write, told in the next gap record.
     lost: u64,
     file: Option<File>,
@@ -62,12 +65,14 @@ impl Writer {
         store: OutputStore,
         dropped: Arc<AtomicU64>,
         pools: Arc<Pools>,
+        health: Arc<Health>,
     ) -> Self {
         Self {
             target,
             store,
             dropped,
             pools,
+            health,
             lost: 0,
             file: None,
             next_seq: 1,
@@ -116,7 +121,12 @@ impl Writer {
 
     fn write(&mut self, entries: &mut [Entry]) {
         let count = entries.len() as u64;
-        if let Err(err) = self.append(entries) {
+        let appended = self.append(entries);
+        if appended.is_ok() {
+            self.health.recovered();
+        }
+        if let Err(err) = appended {
+            self.health.failed(&err.to_string());
             self.lost += count;
             // The file is reopened next time: the disk may have room again, the directory
             // may be back.
@@ -208,8 +218,10 @@ impl Writer {
                 continue;
             };
             file.lock()?;
-            // Another process may have rotated it while we waited for the lock.
-            let current = std::fs::metadata(&self.target.path).ok();
+            // Another process may have rotated it while we waited for the lock, or someone
+            // replaced it: by the link itself (`lstat`), so a link put in its place, even to
+            // this very file, is a replacement, and reopening it fails.
+            let current = std::fs::symlink_metadata(&self.target.path).ok();
             let ours = file.metadata()?;
             if current.is_some_and(|m| m.ino() == ours.ino() && m.dev() == ours.dev()) {
                 return Ok(());
@@ -249,20 +261,36 @@ pub fn rotated(path: &Path, n: u32) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Opens the log for appending: created 0600, never through a symbolic link.
+/// Opens the log for appending: created 0600, never through a symbolic link, and only a
+/// regular file (a FIFO or a device in its place would hang or swallow the records).
 fn open(path: &Path) -> io::Result<File> {
     if let Some(dir) = path.parent()
         && !dir.as_os_str().is_empty()
     {
         std::fs::create_dir_all(dir)?;
     }
-    OpenOptions::new()
+    let file = OpenOptions::new()
         .append(true)
         .read(true)
         .create(true)
         .mode(0o600)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
         .open(path)
+        .map_err(|err| match err.raw_os_error() {
+            Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => {
+                io::Error::other("it is a symbolic link")
+            }
+            _ => err,
+        })?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::other("it is not a regular file"));
+    }
+    Ok(file)
+}
+
+/// Whether a record could be appended now: the log opens as the writer opens it.
+pub(crate) fn probe(path: &Path) -> io::Result<()> {
+    open(path).map(drop)
 }
 
 /// The number of the file's last complete record (0 if none), and whether its last line is
@@ -316,7 +344,13 @@ mod tests {
             max_bytes: u64::MAX,
             keep: 1,
         };
-        Writer::new(target, store, Arc::clone(dropped), Arc::default())
+        Writer::new(
+            target,
+            store,
+            Arc::clone(dropped),
+            Arc::default(),
+            Arc::default(),
+        )
     }
 
     /// A call's facts as a caller hands them over: raw, unredacted.
@@ -385,5 +419,26 @@ mod tests {
         assert_eq!(lines[0]["kind"], "gap");
         assert_eq!(lines[0]["dropped"], 2);
         assert_eq!(lines[1]["call_id"], "c");
+    }
+
+    #[test]
+    fn a_log_replaced_by_a_link_to_itself_is_not_written_through_the_old_handle() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("audit.jsonl");
+        let dropped = Arc::new(AtomicU64::new(0));
+        let health = Arc::new(Health::default());
+        let mut writer = writer(dir.path(), log.clone(), &dropped);
+        writer.health = Arc::clone(&health);
+        writer.write(&mut [Entry::Call(call("a"))]);
+        assert!(health.failure().is_none());
+        // The same file, now reached through a link at the log's path.
+        let moved = dir.path().join("moved.jsonl");
+        std::fs::rename(&log, &moved).unwrap();
+        std::os::unix::fs::symlink(&moved, &log).unwrap();
+        writer.write(&mut [Entry::Call(call("b"))]);
+        assert_eq!(writer.lost, 1);
+        assert_eq!(health.failure().as_deref(), Some("it is a symbolic link"));
+        assert_eq!(lines(&moved).len(), 1);
+        assert!(probe(&log).is_err());
     }
 }

@@ -184,6 +184,11 @@ pub struct AuditConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 1000))]
     pub keep: Option<u32>,
+    /// Refuse a call whose record cannot be written (default false): with the log a symbolic
+    /// link, unwritable, or its directory gone, calls fail with an error instead of running
+    /// unrecorded. An untrusted project may turn it on, never off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
 }
 
 /// How `bash` runs commands.

@@ -282,7 +282,7 @@ pub const TRUSTED_KEYS: &[&str] = &[
     "skills.paths",
     "mcp",
     // Where the audit log goes: a project must not make tackle append to a file of its choice,
-    // nor rotate the user's records away.
+    // nor rotate the user's records away. (`audit.required` only tightens: a limit.)
     "audit.path",
     "audit.max_bytes",
     "audit.keep",

@@ -38,6 +38,8 @@ const LIMITS: &[(&str, Tighter)] = &[
     ("webfetch.timeout_seconds", Tighter::Lower),
     ("webfetch.max_bytes", Tighter::Lower),
     ("search.budget_ms", Tighter::Lower),
+    // Refusing calls that cannot be recorded is stricter than letting them run.
+    ("audit.required", Tighter::Is(true)),
 ];
 
 /// A setting of an untrusted project file that was not applied.
@@ -140,12 +142,14 @@ mod tests {
 
     #[test]
     fn a_boolean_may_only_be_set_its_tight_way() {
-        let defaults = object(json!({"read": {"image_input": true}}));
-        let mut layer = object(json!({"read": {"image_input": false}}));
+        let defaults = object(json!({"read": {"image_input": true}, "audit": {"required": false}}));
+        let mut layer =
+            object(json!({"read": {"image_input": false}, "audit": {"required": true}}));
         assert!(remove_loosening(&mut layer, &Map::new(), &defaults).is_empty());
-        let merged = object(json!({"read": {"image_input": false}}));
-        let mut layer = object(json!({"read": {"image_input": true}}));
+        let merged = object(json!({"read": {"image_input": false}, "audit": {"required": true}}));
+        let mut layer =
+            object(json!({"read": {"image_input": true}, "audit": {"required": false}}));
         let removed = remove_loosening(&mut layer, &merged, &defaults);
-        assert_eq!(removed.len(), 1, "{removed:?}");
+        assert_eq!(removed.len(), 2, "{removed:?}");
     }
 }
