@@ -309,3 +309,19 @@ fn an_untrusted_project_may_tighten_every_limit_and_a_trusted_one_loosen_them() 
         }
     }
 }
+
+#[test]
+fn an_untrusted_project_may_require_the_audit_log_but_not_move_or_trim_it() {
+    let fx = Fixture::new();
+    fx.write(
+        "tackle.json",
+        r#"{"audit": {"path": "/tmp/elsewhere.jsonl", "keep": 0, "max_bytes": 4096, "required": true}}"#,
+    );
+    let config = fx.load().unwrap();
+    let audit = config.settings.audit.clone().unwrap();
+    assert_eq!(
+        (audit.path, audit.keep, audit.max_bytes, audit.required),
+        (None, None, None, Some(true))
+    );
+    insta::assert_snapshot!(fx.redact(&config.warnings.join("\n")), @"tackle: [repo]/tackle.json is not trusted: its audit.path, audit.max_bytes, audit.keep settings are ignored (run `tackle trust [repo]/app` if you trust it)");
+}
