@@ -29,7 +29,8 @@ pub trait SettleObserver: Send + Sync + 'static {
     /// Whether `call` may run at all, asked before anything of it runs (name lookup,
     /// decoding, permission): an `Err` settles it as that error result, unrun, and the
     /// observer is then told of it like any other call. The default admits every call; an
-    /// audit log that must record every call refuses them while it cannot write.
+    /// audit log that must record every call refuses them while it cannot write. Asked on the
+    /// settling task like `settled`: it must be quick (a system call or two, never a wait).
     fn admit(&self, call: &Call, ctx: &Context) -> Result<(), String> {
         let _ = (call, ctx);
         Ok(())

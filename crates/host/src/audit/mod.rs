@@ -153,14 +153,17 @@ impl AuditLog {
     }
 
     /// Whether a call may run: always without `audit.required`; with it, only while the log
-    /// can be opened for appending (never through a link) and its last write succeeded. The
-    /// error is what the model reads.
+    /// can be opened for appending (never through a link), its last write succeeded and no
+    /// record was dropped since. The error is what the model reads.
     pub fn admit(&self) -> Result<(), String> {
         if !self.shared.required {
             return Ok(());
         }
+        let dropped = self.shared.dropped.load(Ordering::Relaxed);
         let problem = match self.shared.health.failure() {
             Some(failure) => failure,
+            // Records the full queue refused are lost until a gap record counts them.
+            None if dropped > 0 => format!("{dropped} records waiting for it were dropped"),
             None => match writer::probe(&self.shared.path) {
                 Ok(()) => return Ok(()),
                 Err(err) => err.to_string(),
@@ -260,5 +263,47 @@ impl Drop for Shared {
         if finished.recv_timeout(FLUSH_WAIT).is_ok() {
             let _ = waiter.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tackle_output_store::StoreConfig;
+
+    use super::*;
+
+    fn required_log(dir: &Path) -> AuditLog {
+        let target = writer::Target {
+            path: dir.join("audit.jsonl"),
+            max_bytes: DEFAULT_MAX_BYTES,
+            keep: DEFAULT_KEEP,
+        };
+        let store = OutputStore::new(StoreConfig::in_data_dir(dir));
+        AuditLog::start(target, store, true).unwrap()
+    }
+
+    #[test]
+    fn a_required_log_refuses_calls_while_dropped_records_are_uncounted() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = required_log(dir.path());
+        assert_eq!(log.admit(), Ok(()));
+        log.shared.dropped.store(3, Ordering::Relaxed);
+        let refused = log.admit().unwrap_err();
+        assert!(
+            refused.contains("3 records waiting for it were dropped"),
+            "{refused}"
+        );
+        // The writer's next batch writes the gap record, and calls run again.
+        log.offer(Entry::Call(Box::new(facts::CallFacts {
+            call_id: "c".into(),
+            ..facts::CallFacts::default()
+        })));
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while log.admit().is_err() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(log.admit(), Ok(()));
+        let text = std::fs::read_to_string(log.path()).unwrap();
+        assert!(text.contains(r#""dropped":3"#), "{text}");
     }
 }
