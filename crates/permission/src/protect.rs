@@ -211,8 +211,10 @@ impl Protected {
     }
 }
 
-/// Adds `path` (when absolute) and its real path to `paths`, once each.
+/// Adds `path` and its real path to `paths`, once each. A relative path (a data directory given
+/// as `--data-dir data`) is what the process reaches by it: under the current directory.
 fn add_with_real_path(paths: &mut Vec<PathBuf>, path: PathBuf) {
+    let path = std::path::absolute(&path).unwrap_or(path);
     // A directory reached through a symlink (a linked HOME, dotfiles in a repository) shows in
     // canonical resources by its real path, also before it exists.
     let real = real_path(&path);
@@ -389,6 +391,15 @@ mod tests {
         assert!(relative.user_dirs.is_empty());
         let more = relative.and_dir("/srv/tackle-data");
         assert_eq!(more.user_dirs, [PathBuf::from("/srv/tackle-data")]);
+        // A directory or file given relative is the one under the current directory.
+        let file = Protected::default().and_file("no-such-dir-for-test/audit.jsonl");
+        let cwd = std::env::current_dir().unwrap();
+        assert!(
+            file.files
+                .contains(&cwd.join("no-such-dir-for-test/audit.jsonl")),
+            "{:?}",
+            file.files
+        );
     }
 
     /// The protection of a host whose user directories lie under `home` and whose Location
