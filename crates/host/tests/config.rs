@@ -263,6 +263,35 @@ fn an_untrusted_project_cannot_loosen_any_limit() {
     insta::assert_snapshot!("untrusted_limits_described", described);
 }
 
+/// The saved outputs' directory is shared by every session of the data directory: a
+/// repository that shortened its retention or shrank its quota would sweep the outputs of
+/// other sessions, so an untrusted project cannot set either, not even lower.
+#[test]
+fn an_untrusted_project_cannot_sweep_the_shared_saved_outputs() {
+    let fx = Fixture::new();
+    fx.write(
+        "tackle.json",
+        r#"{"output": {"retention_days": 1, "quota_bytes": 1, "max_lines": 10}}"#,
+    );
+    let config = fx.load().unwrap();
+    let output = config.settings.output.clone().unwrap();
+    assert_eq!(
+        (output.retention_days, output.quota_bytes, output.max_lines),
+        (None, None, Some(10))
+    );
+    let warnings = config.warnings.join("\n");
+    assert!(
+        warnings.contains("output.retention_days") && warnings.contains("output.quota_bytes"),
+        "{warnings}"
+    );
+    fx.trust();
+    let output = fx.load().unwrap().settings.output.unwrap();
+    assert_eq!(
+        (output.retention_days, output.quota_bytes),
+        (Some(1), Some(1))
+    );
+}
+
 #[test]
 fn an_untrusted_project_may_tighten_every_limit_and_a_trusted_one_loosen_them() {
     let fx = Fixture::new();
@@ -270,8 +299,7 @@ fn an_untrusted_project_may_tighten_every_limit_and_a_trusted_one_loosen_them() 
     fx.write(
         "tackle.json",
         r#"{
-            "output": {"max_lines": 10, "max_bytes": 1000, "retention_days": 1,
-                       "max_file_bytes": 8192, "quota_bytes": 65536},
+            "output": {"max_lines": 10, "max_bytes": 1000, "max_file_bytes": 8192},
             "read": {"image_max_width": 100, "image_max_height": 100,
                      "image_max_bytes": 20000, "image_input": false},
             "bash": {"default_timeout_ms": 1000, "max_timeout_ms": 2000},
@@ -284,8 +312,8 @@ fn an_untrusted_project_may_tighten_every_limit_and_a_trusted_one_loosen_them() 
     assert!(config.warnings.is_empty(), "{:?}", config.warnings);
     let output = config.settings.output.unwrap();
     assert_eq!(
-        (output.max_lines, output.max_bytes, output.quota_bytes),
-        (Some(10), Some(1000), Some(65536))
+        (output.max_lines, output.max_bytes, output.max_file_bytes),
+        (Some(10), Some(1000), Some(8192))
     );
     let read = config.settings.read.unwrap();
     assert_eq!(

@@ -13,8 +13,8 @@
 //! allow nothing). The user's file, `--config`, the environment and flags are the user's own.
 //! Likewise the settings that would widen what a tool reaches or reveals ([`TRUSTED_KEYS`]:
 //! the shell, the credentials commands see, the local addresses webfetch reaches, the variable
-//! whose value websearch sends, skill directories, MCP servers, the audit log) are ignored in an untrusted
-//! project file, with a warning; its limits and timeouts apply only where they tighten the value
+//! whose value websearch sends, skill directories, MCP servers, the audit log, and the retention
+//! and quota of the saved outputs every session shares) are ignored in an untrusted project file, with a warning; its limits and timeouts apply only where they tighten the value
 //! they override (`tighten`), a looser one is ignored with a warning. `tackle config` shows
 //! what was ignored and where it came from.
 
@@ -286,6 +286,11 @@ pub const TRUSTED_KEYS: &[&str] = &[
     "audit.path",
     "audit.max_bytes",
     "audit.keep",
+    // The saved outputs' directory is shared by every session of the data directory: a shorter
+    // retention or a smaller quota from one repository would sweep the outputs other sessions
+    // still page through.
+    "output.retention_days",
+    "output.quota_bytes",
 ];
 
 /// Removes [`TRUSTED_KEYS`] from `value` and names those that were there, with their values.

@@ -24,10 +24,7 @@ enum Tighter {
 const LIMITS: &[(&str, Tighter)] = &[
     ("output.max_lines", Tighter::Lower),
     ("output.max_bytes", Tighter::Lower),
-    // Saved outputs kept longer take more disk.
-    ("output.retention_days", Tighter::Lower),
     ("output.max_file_bytes", Tighter::Lower),
-    ("output.quota_bytes", Tighter::Lower),
     ("read.image_max_width", Tighter::Lower),
     ("read.image_max_height", Tighter::Lower),
     ("read.image_max_bytes", Tighter::Lower),
