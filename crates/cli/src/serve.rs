@@ -59,6 +59,11 @@ const JOBS_SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Serves until the client disconnects.
 pub(crate) async fn run(args: &ServeArgs, data_dir: Option<&Path>) -> Result<ExitCode, CliError> {
+    // Before anything is built or listened on: a server nested too deep ends at once.
+    if let Err(err) = tackle_mcp::check_nesting(&Environment::from_process()) {
+        eprintln!("tackle serve: {err}");
+        return Ok(ExitCode::from(2));
+    }
     // Check the flags now, so a typo fails at once rather than at the client's first request.
     let flags = args.host.flags()?;
     let dir = match &args.host.dir {

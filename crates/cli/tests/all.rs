@@ -10,6 +10,7 @@ mod crash;
 mod generate;
 mod live;
 mod logs;
+mod nesting;
 mod permission;
 mod redact;
 mod serve;
@@ -29,7 +30,9 @@ pub(crate) fn tackle_in(data: &Path) -> Command {
         .arg("--data-dir")
         .arg(data)
         .env("HOME", data)
-        .env_remove("XDG_CONFIG_HOME");
+        .env_remove("XDG_CONFIG_HOME")
+        // Tests run at the top, even when the runner is itself a server tackle started.
+        .env_remove("TACKLE_MCP_DEPTH");
     command
 }
 

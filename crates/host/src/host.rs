@@ -263,9 +263,16 @@ impl HostBuilder {
         let gate = Arc::new(mcp::PermissionGate {
             permission: permission.clone(),
         });
+        // A host inside a server tackle started starts no local server (its own could be
+        // this same configuration again).
+        let depth = tackle_mcp_client::nesting::depth(
+            env.get_os(tackle_mcp_client::nesting::DEPTH_VARIABLE)
+                .as_deref(),
+        );
         let options = McpOptions::new(gate)
             .reserving(reserved)
-            .with_store(store.clone());
+            .with_store(store.clone())
+            .at_depth(depth);
         let mcp = Servers::start(servers, &registry.tools(), options.clone());
         let session_servers = mcp::SessionServers {
             base: server_env,

@@ -47,5 +47,6 @@ pub use host::{
     Host, HostBuilder, MCP_STARTUP_WAIT, Session, default_data_dir, location, protected,
 };
 pub use plugin::{BootError, Plugin, PluginContext, PluginStatus, Plugins, Scope};
+pub use tackle_mcp_client::nesting as mcp_nesting;
 pub use tackle_mcp_client::{ServerStatus as McpServerStatus, State as McpState};
 pub use trust::{Trust, TrustStore};

@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 
 use crate::config::{ServerConfig, Transport};
 use crate::error::McpClientError;
+use crate::nesting;
 use crate::oversize::Spills;
 use crate::stdio::ChildTransport;
 
@@ -62,6 +63,7 @@ impl Connection {
 pub(crate) async fn connect(
     name: &str,
     config: &ServerConfig,
+    depth: u32,
 ) -> Result<Connection, McpClientError> {
     let spills = Arc::new(Spills::default());
     let (tx, list_changed) = mpsc::unbounded_channel();
@@ -81,7 +83,10 @@ pub(crate) async fn connect(
             if let Some(base) = base_env {
                 cmd.env_clear().envs(base.iter().map(|(k, v)| (k, v)));
             }
-            cmd.args(args).envs(environment);
+            // Last, so neither the base nor the configured environment can lower it.
+            cmd.args(args)
+                .envs(environment)
+                .env(nesting::DEPTH_VARIABLE, nesting::child_depth(depth));
             if let Some(cwd) = cwd {
                 cmd.current_dir(cwd);
             }

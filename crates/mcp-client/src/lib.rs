@@ -18,6 +18,10 @@
 //!   dropped at once; the server is reconnected with backoff (250 ms doubling to 30 s) and a
 //!   fresh batch registered; a `tools/list_changed` notification registers a fresh batch
 //!   before the old one goes.
+//! - A local server is started with [`nesting::DEPTH_VARIABLE`] one deeper than this process,
+//!   set after its configured environment; a process at [`nesting::MAX_DEPTH`] starts none
+//!   (the server is failed with the reason, and not retried). Stopping a local server kills
+//!   its whole tree, what it started in other process groups included.
 //! - A tool whose schema does not compile, or whose name would shadow a builtin (the host's
 //!   reserved names), is skipped and reported in [`ServerStatus::skipped`]; the server's other
 //!   tools register.
@@ -52,10 +56,12 @@ mod convert;
 mod error;
 mod gate;
 pub mod name;
+pub mod nesting;
 mod oversize;
 mod status;
 mod stdio;
 mod supervise;
+mod tree;
 
 pub use config::{DEFAULT_TIMEOUT, ServerConfig, Transport};
 pub use error::McpClientError;
@@ -75,6 +81,9 @@ pub struct Options {
     /// Where an answer too large for one message is saved (a local server's): without one,
     /// such an answer is a failure naming its size.
     pub store: Option<OutputStore>,
+    /// How deep in tackle-started servers this process runs ([`nesting::depth`]): at
+    /// [`nesting::MAX_DEPTH`] no local server is started.
+    pub depth: u32,
 }
 
 impl std::fmt::Debug for Options {
@@ -82,6 +91,7 @@ impl std::fmt::Debug for Options {
         f.debug_struct("Options")
             .field("reserved", &self.reserved)
             .field("backoff", &self.backoff)
+            .field("depth", &self.depth)
             .finish_non_exhaustive()
     }
 }
@@ -94,7 +104,15 @@ impl Options {
             gate,
             backoff: supervise::BACKOFF,
             store: None,
+            depth: 0,
         }
+    }
+
+    /// The same options for a process at `depth` (read with [`nesting::depth`]).
+    #[must_use]
+    pub fn at_depth(mut self, depth: u32) -> Self {
+        self.depth = depth;
+        self
     }
 
     /// The same options saving oversized answers in `store` (the registry's).

@@ -1,6 +1,7 @@
 //! A local server's stdio as an rmcp transport, with the oversized-line pump between its
 //! standard output and rmcp (see [`oversize`](crate::oversize)). The process is stopped (its
-//! whole process group) when the transport is closed or dropped.
+//! whole tree, then its process group: see [`tree`](crate::tree)) when the transport is closed
+//! or dropped.
 
 use std::sync::Arc;
 
@@ -64,8 +65,12 @@ impl ChildTransport {
     fn stop(&mut self) {
         self.pump.abort();
         if let Some(mut child) = self.child.take() {
-            // The group is killed now, even when no runtime is left to finish the job; the
-            // process is reaped off this thread, as dropping cannot wait.
+            // The tree and the group are killed now, even when no runtime is left to finish
+            // the job; the process is reaped off this thread, as dropping cannot wait. The
+            // tree goes first: once the root is dead its children are no longer found under it.
+            if let Some(pid) = child.id() {
+                crate::tree::kill(pid);
+            }
             let _ = child.start_kill();
             if let Ok(runtime) = tokio::runtime::Handle::try_current() {
                 runtime.spawn(async move {

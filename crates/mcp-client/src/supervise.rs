@@ -9,11 +9,12 @@ use rmcp::service::{Peer, RoleClient};
 use tackle_registry::{Registration, Tools};
 use tokio_util::sync::CancellationToken;
 
-use crate::config::ServerConfig;
+use crate::config::{ServerConfig, Transport};
 use crate::connect::{Connection, connect};
 use crate::convert::{Remote, tool};
 use crate::error::McpClientError;
 use crate::name;
+use crate::nesting;
 use crate::oversize::Spills;
 use crate::status::{RegisteredTool, SkippedTool, State};
 use crate::{Options, Shared};
@@ -30,11 +31,26 @@ pub(crate) struct Supervisor {
 
 impl Supervisor {
     pub(crate) async fn run(self) {
+        if let (Transport::Local { .. }, Some(error)) = (
+            &self.config.transport,
+            nesting::too_deep(self.options.depth),
+        ) {
+            // Not retried: the depth will not change.
+            tracing::warn!(server = %self.name, %error, "MCP server not started");
+            self.shared.update(&self.name, |status| {
+                status.state = State::Failed;
+                status.last_error = Some(error);
+            });
+            self.shared.attempted();
+            return;
+        }
         let mut delay = self.options.backoff.0;
         let mut first = true;
         loop {
-            let attempt =
-                tokio::time::timeout(self.config.timeout, connect(&self.name, &self.config));
+            let attempt = tokio::time::timeout(
+                self.config.timeout,
+                connect(&self.name, &self.config, self.options.depth),
+            );
             let outcome = tokio::select! {
                 () = self.cancel.cancelled() => return,
                 outcome = attempt => outcome,

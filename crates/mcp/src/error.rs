@@ -13,6 +13,9 @@ pub enum ServeError {
     /// The bearer token could not be read or created.
     #[error("MCP token: {0}")]
     Token(String),
+    /// This `tackle serve` runs inside servers tackle started, deeper than allowed.
+    #[error("refusing to serve: {0}")]
+    Nested(String),
     /// The session's task ended abnormally.
     #[error("the MCP session stopped: {0}")]
     Session(String),

@@ -4,19 +4,28 @@
 //! `Origin` (against the allow-list) and the body size; this module listens, and before rmcp
 //! sees a request it checks the bearer token (a wrong or missing one is 401 and nothing runs)
 //! and the number of live sessions (a new one over the limit is 503).
+//!
+//! Before any of that, a connection must earn its place: at most [`MAX_CONNECTIONS`] are open at
+//! once (one over the cap is answered 503 and closed at once, without a byte read or a task
+//! spawned), and a connection must send a whole request head within [`HEADER_READ_TIMEOUT`] of
+//! opening, or of its previous response ending, else it is closed. So a client that trickles
+//! its headers, or connects and says nothing, holds a slot for a bounded time. A response that
+//! streams (a session's event stream, a call's progress) is not bounded by it: hyper starts
+//! that clock only while it waits for a request head.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode, header};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
@@ -28,6 +37,12 @@ use crate::{McpServer, ServeOptions};
 pub const MAX_BODY_BYTES: usize = 4 << 20;
 /// Live sessions at once; a new session over it is refused with 503.
 pub const MAX_SESSIONS: usize = 64;
+/// Connections open at once; one over it is answered 503 and closed. Room for every session
+/// to hold its event stream and a few requests at the same time.
+pub const MAX_CONNECTIONS: usize = 4 * MAX_SESSIONS;
+/// How long a connection may take to send a request head, counted from its opening or from the
+/// end of its previous response (so it also bounds a connection that sends nothing).
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// The token file's name in the data directory when no `--token-file` is given.
 pub const TOKEN_FILE: &str = "mcp-token";
 
@@ -47,6 +62,10 @@ pub struct HttpOptions {
     pub max_body_bytes: usize,
     /// Live sessions at once.
     pub max_sessions: usize,
+    /// Connections open at once.
+    pub max_connections: usize,
+    /// How long a connection may take to send a request head (see [`HEADER_READ_TIMEOUT`]).
+    pub header_read_timeout: Duration,
 }
 
 impl HttpOptions {
@@ -60,6 +79,8 @@ impl HttpOptions {
             allowed_hosts: Vec::new(),
             max_body_bytes: MAX_BODY_BYTES,
             max_sessions: MAX_SESSIONS,
+            max_connections: MAX_CONNECTIONS,
+            header_read_timeout: HEADER_READ_TIMEOUT,
         }
     }
 }
@@ -135,28 +156,57 @@ pub async fn serve_on(
         live,
         max_sessions: http.max_sessions,
     });
+    // The timer is what makes the header timeout take effect; without it hyper ignores it.
+    let mut connection = hyper::server::conn::http1::Builder::new();
+    connection
+        .timer(TokioTimer::new())
+        .header_read_timeout(http.header_read_timeout);
+    let slots = Arc::new(tokio::sync::Semaphore::new(http.max_connections));
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(err) => {
+                // Out of descriptors, say: pause rather than spin on the same error.
                 tracing::warn!(%err, "accept failed");
+                tokio::time::sleep(ACCEPT_RETRY).await;
                 continue;
             }
         };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            tracing::debug!(%peer, "connection refused: too many open connections");
+            refuse(&stream);
+            continue;
+        };
         let gate = Arc::clone(&gate);
+        let connection = connection.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let gate = Arc::clone(&gate);
                 async move { Ok::<_, Infallible>(gate.handle(request).await) }
             });
-            if let Err(err) = hyper::server::conn::http1::Builder::new()
+            if let Err(err) = connection
                 .serve_connection(TokioIo::new(stream), service)
                 .await
             {
                 tracing::debug!(%err, %peer, "connection ended");
             }
+            drop(slot);
         });
     }
+}
+
+/// The pause after a failed accept.
+const ACCEPT_RETRY: Duration = Duration::from_millis(50);
+
+/// What a connection over the cap is told before it is closed.
+const TOO_MANY_CONNECTIONS: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
+content-type: text/plain\r\ncontent-length: 21\r\nretry-after: 1\r\nconnection: close\r\n\r\n\
+too many connections\n";
+
+/// Answers 503 to a connection over the cap, only as far as the socket takes it now (a client
+/// that does not read gets nothing and holds nothing); it is closed when dropped.
+fn refuse(stream: &tokio::net::TcpStream) {
+    let _ = stream.try_write(TOO_MANY_CONNECTIONS);
 }
 
 struct Gate {
@@ -221,6 +271,15 @@ mod tests {
         assert!(!constant_time_eq(b"abc", b"abd"));
         assert!(!constant_time_eq(b"abc", b"abcd"));
         assert!(!constant_time_eq(b"", b"a"));
+    }
+
+    #[test]
+    fn the_refusal_is_a_whole_response() {
+        let text = std::str::from_utf8(TOO_MANY_CONNECTIONS).unwrap_or_default();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or_default();
+        assert!(head.starts_with("HTTP/1.1 503 "));
+        assert!(head.contains(&format!("content-length: {}\r\n", body.len())));
+        assert_eq!(body, "too many connections\n");
     }
 
     #[test]

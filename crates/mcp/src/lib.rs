@@ -42,7 +42,7 @@ pub mod tools_list;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tackle_host::{Host, HostError};
+use tackle_host::{Environment, Host, HostError};
 use tackle_permission::Asker;
 
 pub use ask::AskPolicy;
@@ -83,6 +83,18 @@ impl ServeOptions {
             ask: AskPolicy::default(),
             build,
         }
+    }
+}
+
+/// Refuses to serve inside tackle-started servers nested deeper than
+/// [`MAX_DEPTH`](tackle_host::mcp_nesting::MAX_DEPTH), as `env`'s
+/// [`DEPTH_VARIABLE`](tackle_host::mcp_nesting::DEPTH_VARIABLE) says: a configuration whose
+/// server is `tackle serve` then ends here instead of starting itself again.
+pub fn check_nesting(env: &Environment) -> Result<(), ServeError> {
+    use tackle_host::mcp_nesting::{DEPTH_VARIABLE, beyond_limit, depth};
+    match beyond_limit(depth(env.get_os(DEPTH_VARIABLE).as_deref())) {
+        Some(reason) => Err(ServeError::Nested(reason)),
+        None => Ok(()),
     }
 }
 

@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on broken setup
 
+mod http_limits;
 mod list_changed;
 
 use serde_json::{Value, json};
