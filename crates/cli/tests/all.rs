@@ -13,6 +13,7 @@ mod logs;
 mod permission;
 mod redact;
 mod serve;
+mod serve_http;
 mod tools;
 mod trust;
 
