@@ -241,3 +241,11 @@ async fn the_hosts_own_children_and_their_orphans_are_left_alone() {
     child.kill().unwrap();
     assert!(child.wait().unwrap().code().is_none());
 }
+
+#[tokio::test]
+async fn an_unmarked_orphan_in_its_own_session_is_found_through_the_output_pipe() {
+    // No marker (`env -i`), its own session and group, and no living parent (`setsid -f`
+    // forks and its first process exits at once, so the orphan is reparented to this
+    // process): only the call's output pipe, still open as its stdout, leads to it.
+    is_terminated_with_the_call("env -i setsid -f PAYLOAD PIDFILE </dev/null 2>/dev/null").await;
+}

@@ -554,3 +554,61 @@ async fn a_host_that_refuses_jobs_says_why_before_anything_runs() {
     assert!(tackle_builtins::builtin_tool(&jobs.services, "job_output").is_none());
     assert!(tackle_builtins::builtin_tool(&jobs.services, "job_list").is_none());
 }
+
+/// `background: true` passes the same permission checks as a blocking call before anything
+/// starts: a denied command, one hidden behind an allowed one, and a declined ask start no
+/// job and run nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_denied_or_declined_background_command_starts_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    let permission = Permission::new(
+        Ruleset::new(vec![
+            Rule::new("*", "*", Effect::Allow),
+            Rule::new("bash", "touch *", Effect::Deny),
+            Rule::new("bash", "sh *", Effect::Ask),
+        ]),
+        SavedApprovals::in_memory(),
+        Arc::new(tackle_permission::AnswerAll(Reply::Reject {
+            message: None,
+        })),
+    );
+    let jobs = Jobs {
+        services: services_at(&root, permission).with_jobs(JobStore::new()),
+        root: root.clone(),
+        _dir: dir,
+    };
+    for (command, outcome) in [
+        ("touch ran-denied", "Permission denied"),
+        ("echo ok && touch ran-behind", "Permission denied"),
+        ("sh -c 'echo > ran-asked'", "declined"),
+    ] {
+        let refused = jobs
+            .call(
+                "bash",
+                json!({"command": command, "background": true}),
+                "ses_1",
+            )
+            .await
+            .unwrap_err();
+        let message = refused.to_string();
+        match outcome {
+            "declined" => assert!(
+                matches!(refused, ToolError::Halt(tackle_tool_core::Halt::Declined)),
+                "{command}: {message}"
+            ),
+            _ => assert!(message.contains(outcome), "{command}: {message}"),
+        }
+    }
+    assert_eq!(jobs.store().running("ses_1"), 0);
+    // Time for anything that had started to leave a trace.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let left: Vec<_> = fs::read_dir(&root)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .filter(|name| name.to_string_lossy().starts_with("ran-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let listed = jobs.ok("job_list", json!({}), "ses_1").await;
+    assert!(!text(&listed).contains("ran-"), "{}", text(&listed));
+}

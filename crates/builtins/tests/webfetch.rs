@@ -618,3 +618,41 @@ fn the_definition() {
     let definition = tool.definition("webfetch").unwrap();
     insta::assert_json_snapshot!(definition.as_ref());
 }
+
+/// `0.0.0.0` reaches this host on Linux, and multicast and reserved addresses are never what
+/// a listed network meant: even an allow-list naming them, or naming everything, opens none.
+#[tokio::test]
+async fn multicast_and_reserved_addresses_are_never_reached_even_when_listed() {
+    let server = TestServer::start(|_, _| ok("text/plain", "local secret")).await;
+    let (tool, recorder) = tool_allowing(&[
+        "0.0.0.0/0",
+        "::/0",
+        "0.0.0.0/8",
+        "224.0.0.0/4",
+        "240.0.0.0/4",
+        "ff00::/8",
+    ]);
+    let mut seen = String::new();
+    for url in [
+        format!("http://0.0.0.0:{}/", server.port()),
+        format!("http://[::ffff:0.0.0.0]:{}/", server.port()),
+        format!("http://[2002::1]:{}/", server.port()),
+        format!("http://224.0.0.1:{}/", server.port()),
+        format!("http://255.255.255.255:{}/", server.port()),
+        format!("http://[64:ff9b::f000:1]:{}/", server.port()),
+        format!("http://[ff02::1]:{}/", server.port()),
+        format!("http://[::]:{}/", server.port()),
+    ] {
+        let message = failure(fetch(&tool, json!({"url": url})).await);
+        seen.push_str(&message.replace(&server.port().to_string(), "[PORT]"));
+        seen.push('\n');
+    }
+    assert!(server.requests().is_empty());
+    assert!(recorder.asked().iter().all(|request| !request.always_ask));
+    // What the list holds besides is still reached.
+    assert_eq!(
+        text(&fetch(&tool, json!({"url": server.url("/")})).await.unwrap()),
+        "local secret"
+    );
+    insta::assert_snapshot!(seen);
+}

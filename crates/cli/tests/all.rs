@@ -14,6 +14,7 @@ mod nesting;
 mod permission;
 mod redact;
 mod serve;
+mod serve_http;
 mod tools;
 mod trust;
 

@@ -105,37 +105,7 @@ impl Server {
     fn start(extra: &[&str]) -> Self {
         let ws = Workspace::new();
         ws.write("hello.txt", "hello world\n");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tackle"))
-            .arg("--data-dir")
-            .arg(ws.data.path())
-            .arg("serve")
-            .arg("--dir")
-            .arg(ws.dir.path())
-            .args(extra)
-            .env("HOME", ws.data.path())
-            .env_remove("XDG_CONFIG_HOME")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Self {
-            child,
-            stdin,
-            lines,
-            _ws: ws,
-        }
+        Self::start_in(ws, extra, &[])
     }
 
     fn send(&mut self, message: &str) {
@@ -482,4 +452,103 @@ fn a_job_does_not_outlive_tackle_serve_killed_with_sigkill() {
 #[test]
 fn without_a_namespace_a_guardian_ends_the_job_of_a_killed_tackle() {
     a_killed_tackle_leaves_no_job_process(&["--no-job-namespace"], 1241, false);
+}
+
+#[test]
+fn serve_ends_a_job_that_ignores_term_and_exits_within_its_wait() {
+    let marker = "1000.9393";
+    let mut server = Server::start(&["--ask", "allow-once"]);
+    server.initialize();
+    start_job(
+        &mut server,
+        &format!("trap '' TERM; sleep {marker} & wait"),
+        &[marker],
+    );
+    let closed = Instant::now();
+    let status = server.close();
+    let waited = closed.elapsed();
+    eprintln!("tackle serve exited {waited:?} after its client left");
+    assert!(status.success(), "{status}");
+    // At most the 10 s it waits for jobs, with slack for a loaded machine.
+    assert!(waited < Duration::from_secs(15), "{waited:?}");
+    assert!(
+        processes_with(marker).is_empty(),
+        "the job outlived tackle serve"
+    );
+}
+
+#[test]
+fn the_programs_that_start_jobs_are_never_taken_from_path() {
+    let ws = Workspace::new();
+    let fake = ws.data.path().join("fake-bin");
+    std::fs::create_dir(&fake).unwrap();
+    for name in ["setpriv", "unshare", "timeout"] {
+        let used = fake.join(format!("used-{name}"));
+        let script = fake.join(name);
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\ntouch '{}'\nexec /usr/bin/{name} \"$@\"\n",
+                used.display()
+            ),
+        )
+        .unwrap();
+        let mut permissions = std::fs::metadata(&script).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&script, permissions).unwrap();
+    }
+    let path = format!("{}:/usr/bin:/bin", fake.display());
+    let marker = "1000.6464";
+    let mut server = Server::start_in(ws, &["--ask", "allow-once"], &[("PATH", &path)]);
+    server.initialize();
+    start_job(&mut server, &format!("sleep {marker}"), &[marker]);
+    server.call(2, "bash", &json!({"command": "echo blocking"}));
+    let answer = server.answer(2);
+    assert!(answer.to_string().contains("blocking"), "{answer}");
+    let used: Vec<_> = std::fs::read_dir(&fake)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("used-"))
+        .collect();
+    assert!(server.close().success());
+    assert!(used.is_empty(), "taken from PATH: {used:?}");
+    assert!(processes_with(marker).is_empty());
+}
+
+impl Server {
+    /// [`Server::start`] in `ws`, with `env` added to tackle's environment.
+    fn start_in(ws: Workspace, extra: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tackle"))
+            .arg("--data-dir")
+            .arg(ws.data.path())
+            .arg("serve")
+            .arg("--dir")
+            .arg(ws.dir.path())
+            .args(extra)
+            .env("HOME", ws.data.path())
+            .env_remove("XDG_CONFIG_HOME")
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Self {
+            child,
+            stdin,
+            lines,
+            _ws: ws,
+        }
+    }
 }

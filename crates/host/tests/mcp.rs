@@ -316,3 +316,133 @@ async fn a_session_s_own_server_is_seen_only_there_and_stops_with_it() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_credential_like_literal_handed_to_a_local_server_is_redacted() {
+    let fx = Fixture::new();
+    let script = fx.write("server.py", SERVER);
+    fx.write_user(
+        &json!({
+            "permission": {"py_*": "allow"},
+            "mcp": {"py": {
+                "type": "local",
+                "command": [python(), script],
+                "environment": {
+                    "OPENAI_API_KEY": "literal-credential-value-42",
+                    "SHAPED": "ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+                    "PLAIN_SETTING": "kept-as-it-is"
+                },
+                "timeout": 60000
+            }}
+        })
+        .to_string(),
+    );
+    let host = host(&fx, Reply::Once).await;
+    let session = host.create_session();
+    let settle = async |tool: &str, input: serde_json::Value| {
+        let settled = session.settle(&Call::new("c", tool, input)).await.unwrap();
+        text(settled.into_result())
+    };
+    // A credential by its name or by its value's shape, literal in the configuration.
+    assert_eq!(
+        settle("py_env", json!({"name": "OPENAI_API_KEY"})).await,
+        "[REDACTED]"
+    );
+    assert_eq!(
+        settle("py_env", json!({"name": "SHAPED"})).await,
+        "[REDACTED]"
+    );
+    assert_eq!(
+        settle(
+            "py_echo",
+            json!({"text": "a literal-credential-value-42 b ghp_0123456789abcdefghijklmnopqrstuvwxyz"})
+        )
+        .await,
+        "a [REDACTED] b [REDACTED]"
+    );
+    // An ordinary literal is the server's setting, shown as it is.
+    assert_eq!(
+        settle("py_env", json!({"name": "PLAIN_SETTING"})).await,
+        "kept-as-it-is"
+    );
+}
+
+/// A remote server over streamable HTTP (the "everything" server on loopback), given its
+/// credentials as header values: a result echoing them shows them redacted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn header_values_handed_to_a_remote_server_are_redacted() {
+    use std::io::BufRead as _;
+
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../target/mcp-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    assert!(
+        script.exists(),
+        "the MCP server everything is not installed at {}: run .ci/mcp-clients.sh once",
+        script.display()
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = std::process::Command::new("node")
+        .arg(&script)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    // Killed when the test ends, however it ends.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _server = Killed(child);
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    for line in lines.by_ref() {
+        if line.unwrap().contains("listening on port") {
+            break;
+        }
+    }
+    std::thread::spawn(move || lines.for_each(drop));
+
+    let fx = Fixture::new();
+    fx.write_user(
+        &json!({
+            "permission": {"web_*": "allow"},
+            "mcp": {"web": {
+                "type": "remote",
+                "url": format!("http://127.0.0.1:{port}/mcp"),
+                "headers": {
+                    "Authorization": "Bearer header-token-0123456789",
+                    "X-Team": "team-header-value-42"
+                },
+                "timeout": 60000
+            }}
+        })
+        .to_string(),
+    );
+    let host = host(&fx, Reply::Once).await;
+    let status = host.mcp_status();
+    assert_eq!(status[0].state, McpState::Connected, "{status:?}");
+    let session = host.create_session();
+    let echo = session
+        .settle(&Call::new(
+            "c",
+            "web_echo",
+            json!({"message": "a header-token-0123456789 b team-header-value-42 c"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        text(echo.into_result()),
+        "Echo: a [REDACTED] b [REDACTED] c"
+    );
+}

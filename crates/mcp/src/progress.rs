@@ -291,4 +291,22 @@ mod tests {
         );
         assert_eq!(r.next(&mut sent, true), None);
     }
+
+    /// Redaction sees the whole line before the cut: a secret straddling the 200th
+    /// character never shows a fragment, wherever the cut falls inside it.
+    #[test]
+    fn a_secret_across_the_cut_shows_no_fragment() {
+        let secret = "s3cret-value-1234";
+        let config = tackle_output_store::StoreConfig::in_data_dir(std::env::temp_dir())
+            .with_redactions([secret.to_owned()]);
+        let store = OutputStore::new(config);
+        for before in MAX_MESSAGE_CHARS - secret.len()..=MAX_MESSAGE_CHARS {
+            let line = format!("{}{secret} tail", "x".repeat(before));
+            let sent = shown(&store, message(line.as_bytes()));
+            assert!(sent.chars().count() <= MAX_MESSAGE_CHARS + 1, "{sent}");
+            assert!(!sent.contains("s3c"), "{before}: {sent}");
+            let kept = sent.trim_end_matches('…').trim_start_matches('x');
+            assert!("[REDACTED] tail".starts_with(kept), "{before}: {sent}");
+        }
+    }
 }

@@ -180,3 +180,76 @@ async fn a_session_reply_without_save_patterns_acts_like_once() {
         Ask
     );
 }
+
+/// Asks `request` in session `s`, answers the pending ask `reply`, and returns the outcome.
+async fn asked_and_answered(
+    permission: &tackle_permission::Permission,
+    request: tackle_permission::Request,
+    reply: Reply,
+) -> Result<(), PermissionError> {
+    let task = tokio::spawn({
+        let permission = permission.clone();
+        async move { permission.assert(request).await }
+    });
+    let pending = until_pending(permission, "s", 1).await;
+    permission.reply(&pending[0].id, reply).unwrap();
+    task.await.unwrap()
+}
+
+#[tokio::test]
+async fn a_session_approval_never_lifts_a_protected_write() {
+    let permission = service(&[("*", "*", Ask)], ReplyLater);
+    // "This session" on a protected write, saving `edit *`.
+    let first = request("s", "edit", &["tackle.json"]).with_save(vec!["*".into()]);
+    asked_and_answered(&permission, first, Reply::Session)
+        .await
+        .unwrap();
+    // The approval covers ordinary files for the rest of the session...
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        permission.assert(request("s", "edit", &["src/main.rs"])),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    // ...and no protected write: each is asked again.
+    for resource in [
+        "tackle.json",
+        ".git/hooks/pre-commit",
+        ".tackle/skills/x/SKILL.md",
+    ] {
+        let again = request("s", "edit", &[resource]);
+        let outcome = asked_and_answered(&permission, again, Reply::Reject { message: None }).await;
+        assert!(
+            matches!(outcome, Err(PermissionError::Declined)),
+            "{resource}: {outcome:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_session_approval_never_lifts_an_always_asked_request() {
+    let permission = service(&[("*", "*", Ask)], ReplyLater);
+    let forced = || {
+        request("s", "bash", &["$(echo rm) x"])
+            .with_save(vec!["*".into()])
+            .with_always_ask()
+    };
+    asked_and_answered(&permission, forced(), Reply::Session)
+        .await
+        .unwrap();
+    // The approval covers ordinary commands for the rest of the session...
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        permission.assert(request("s", "bash", &["ls"])),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    // ...and the always-asked request is asked again, every time.
+    let outcome = asked_and_answered(&permission, forced(), Reply::Reject { message: None }).await;
+    assert!(
+        matches!(outcome, Err(PermissionError::Declined)),
+        "{outcome:?}"
+    );
+}

@@ -155,3 +155,41 @@ fn a_spelling_sent_as_null_is_not_sent() {
         json!({"path": "a"})
     );
 }
+
+/// A string field's content is never reinterpreted: text that reads as a number, a boolean,
+/// null, an array or an object stays the string it was, when checked and when the tool runs
+/// (while the same text in a number or boolean field is a harmless mistake corrected).
+#[tokio::test]
+async fn a_string_field_keeps_its_text_whatever_it_looks_like() {
+    for text in [
+        "5",
+        "-1.5",
+        "true",
+        "False",
+        "null",
+        "[1]",
+        "{\"depth\": 2}",
+        "\"quoted\"",
+        "",
+    ] {
+        let input = json!({"path": text, "items": [{"name": text}]});
+        assert_eq!(accepted(&input), input, "{text:?}");
+        let out = tool()
+            .run_unbounded(
+                &tackle_tool_core::Call::new("call_1", "echo", input),
+                &Context::new("s"),
+            )
+            .await
+            .unwrap();
+        let decoded = out.structured.as_str().unwrap().to_owned();
+        let quoted = format!("{text:?}");
+        assert_eq!(
+            decoded,
+            format!(
+                "Input {{ path: {quoted}, limit: None, replace_all: None, items: Some([Item \
+                 {{ name: {quoted}, multiple: None }}]), options: None }}"
+            ),
+            "{text:?}"
+        );
+    }
+}

@@ -308,4 +308,35 @@ mod tests {
         assert!(children(i32::MAX - 1).is_empty());
         assert!(!send(i32::MAX - 1, 0, Signal::TERM));
     }
+
+    /// A pid is signalled only while it is the process that started at the recorded time: a
+    /// process that took over the pid (here: the same pid with another start time) is never
+    /// hit, and the process itself is.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_pid_is_signalled_only_while_it_is_the_process_recorded() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        let start = group::read_stat(pid).unwrap().1.start;
+        for other in [start + 1, start.saturating_sub(1)] {
+            assert!(pidfd(pid, other).is_none());
+            assert!(!send(pid, other, Signal::KILL));
+            assert!(!reap(pid, other));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "another process was hit"
+        );
+        // A descriptor opened while the pid is the recorded process pins it: the signal
+        // reaches that process even once it is a zombie, never a successor.
+        let pinned = pidfd(pid, start).unwrap();
+        assert!(send(pid, start, Signal::KILL));
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "{status:?}");
+        assert!(rustix::process::pidfd_send_signal(&pinned, Signal::KILL).is_err());
+    }
 }

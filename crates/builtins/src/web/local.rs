@@ -120,4 +120,61 @@ mod tests {
             assert!(!askable(no.parse().unwrap()), "{no}");
         }
     }
+
+    /// The messages of `err` and every error beneath it.
+    fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+        let mut out = err.to_string();
+        let mut source = err.source();
+        while let Some(next) = source {
+            out.push_str(": ");
+            out.push_str(&next.to_string());
+            source = next.source();
+        }
+        out
+    }
+
+    /// DNS rebinding: the approval is for the addresses the name stood for when the user was
+    /// asked. When the name resolves elsewhere at connect (here `localhost` is 127.0.0.1
+    /// while 127.0.0.2 was approved), the connection is refused before it is made.
+    #[tokio::test]
+    async fn an_approval_reaches_only_the_addresses_asked_about() {
+        use std::io::{Read, Write};
+
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!("http://localhost:{port}/");
+        let approved = Arc::new(widened(&WebAccess::new(), &["127.0.0.2".parse().unwrap()]));
+        let err = client(&approved)
+            .unwrap()
+            .get(&url)
+            .send()
+            .await
+            .unwrap_err();
+        let message = chain(&err);
+        assert!(
+            message.contains("localhost resolves to 127.0.0.1, a loopback address"),
+            "{message}"
+        );
+        assert_eq!(
+            listener.accept().unwrap_err().kind(),
+            std::io::ErrorKind::WouldBlock,
+            "a connection reached the listener"
+        );
+
+        // The address asked about is reached.
+        listener.set_nonblocking(false).unwrap();
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = [0u8; 1024];
+            let _ = stream.read(&mut request).unwrap();
+            stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+                .unwrap();
+        });
+        let asked = Arc::new(widened(&WebAccess::new(), &["127.0.0.1".parse().unwrap()]));
+        let response = client(&asked).unwrap().get(&url).send().await.unwrap();
+        assert_eq!(response.text().await.unwrap(), "ok");
+        server.join().unwrap();
+    }
 }

@@ -231,3 +231,54 @@ fn webfetch_and_websearch() {
     ));
     insta::assert_snapshot!(seen);
 }
+
+/// The agent is the host's: it comes from the call's context, and a tool input naming one is
+/// an unknown field, refused before anything is asked or run.
+#[tokio::test]
+async fn the_agent_is_the_hosts_and_never_an_input_field() {
+    use crate::interactive_support::{allowing, failure, services_at, settle};
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let (permission, recorder) = allowing();
+    let services = services_at(dir.path(), permission);
+    let mut calls = vec![
+        ("read", json!({"path": "a.txt"})),
+        ("write", json!({"path": "b.txt", "content": "x\n"})),
+        (
+            "edit",
+            json!({"path": "a.txt", "oldString": "alpha", "newString": "x"}),
+        ),
+        ("todowrite", json!({"todos": []})),
+    ];
+    #[cfg(feature = "bash")]
+    calls.push(("bash", json!({"command": "touch c.txt"})));
+    #[cfg(feature = "search")]
+    calls.push(("grep", json!({"pattern": "alpha"})));
+    for (name, input) in &calls {
+        let mut hostile = input.clone();
+        hostile["agent"] = json!("plan");
+        let tool = crate::interactive_support::built(&services, name);
+        let message = failure(settle(&tool, name, hostile).await);
+        assert!(
+            message.contains("agent: unknown field"),
+            "{name}: {message}"
+        );
+    }
+    assert!(recorder.asked().is_empty());
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "alpha\n"
+    );
+    assert!(!dir.path().join("b.txt").exists());
+    assert!(!dir.path().join("c.txt").exists());
+
+    // The same call without the field is asked about as the context's agent.
+    let tool = crate::interactive_support::built(&services, "read");
+    settle(&tool, "read", json!({"path": "a.txt"}))
+        .await
+        .unwrap();
+    let asked = recorder.asked();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].agent, "build");
+}

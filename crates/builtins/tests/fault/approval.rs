@@ -168,3 +168,52 @@ async fn content_changed_during_the_ask_is_never_overwritten_by_an_edit() {
     }
     insta::assert_snapshot!("content_changed", out);
 }
+
+/// Creations and removals act through the parent directory's descriptor too: with `sub`
+/// swapped for a link outside while the call is asked about, a new file (write of a missing
+/// path, a patch adding a file), a deleted file and a moved file's source are never created
+/// or removed outside.
+#[tokio::test]
+async fn creations_and_removals_under_a_parent_swapped_for_a_link_stay_inside() {
+    fn swap_parent(target: &Path, outside: &Path) {
+        let sub = target.parent().unwrap();
+        std::fs::rename(sub, sub.with_extension("orig")).unwrap();
+        std::os::unix::fs::symlink(outside, sub).unwrap();
+    }
+    let patch =
+        |body: &str| json!({"patchText": format!("*** Begin Patch\n{body}*** End Patch\n")});
+    let calls = [
+        (
+            "write",
+            json!({"path": "sub/new.txt", "content": "created\n"}),
+        ),
+        (
+            "apply_patch",
+            patch("*** Add File: sub/new.txt\n+created\n"),
+        ),
+        ("apply_patch", patch("*** Delete File: sub/f.txt\n")),
+        (
+            "apply_patch",
+            patch("*** Update File: sub/f.txt\n*** Move to: moved.txt\n@@\n one\n-two\n+TWO\n"),
+        ),
+    ];
+    let mut out = String::new();
+    for (tool, input) in calls {
+        let case = Swap::new("sub/f.txt", swap_parent);
+        let settled = case.host.settle(tool, input.clone()).await;
+        assert_eq!(case.host.asked().first().map(String::as_str), Some("edit"));
+        assert!(case.host.root.join("sub").is_symlink(), "{input}");
+        case.assert_outside_untouched();
+        let moved = case.host.root.join("moved.txt");
+        assert!(
+            std::fs::read_to_string(&moved).map_or(true, |text| !text.contains("outside")),
+            "the outside file was moved in"
+        );
+        let outcome = match settled.into_result() {
+            tackle_tool_core::ResultValue::Error(message) => message,
+            other => format!("{other:?}"),
+        };
+        out.push_str(&format!("{tool} {input}: {}\n", case.host.redact(&outcome)));
+    }
+    insta::assert_snapshot!("creations_and_removals_under_a_swapped_parent", out);
+}

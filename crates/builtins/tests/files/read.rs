@@ -365,3 +365,61 @@ fn the_input_schema_names_path_offset_limit() {
     let definition = fx.tool("read").definition("read").unwrap();
     insta::assert_json_snapshot!(definition.input_schema);
 }
+
+/// What permission is asked about is exactly what the leaf opens, whatever spelling the
+/// model used: an alias is renamed before the ask, and two spellings naming different files
+/// are refused before anything is asked, so no ask can name one file while another is read
+/// or written.
+#[tokio::test]
+async fn what_is_asked_about_is_what_is_opened_whatever_the_spelling() {
+    let fx = Fixture::new();
+    fx.put("a.txt", "alpha\n");
+    fx.put("sub/b.txt", "beta\n");
+    for (tool, input) in [
+        ("read", json!({"path": "a.txt", "filePath": "sub/b.txt"})),
+        (
+            "read",
+            json!({"file_path": "a.txt", "filePath": "sub/b.txt"}),
+        ),
+        (
+            "write",
+            json!({"path": "a.txt", "file_path": "sub/b.txt", "content": "x\n"}),
+        ),
+        (
+            "edit",
+            json!({"filePath": "a.txt", "path": "sub/b.txt", "oldString": "beta", "newString": "x"}),
+        ),
+    ] {
+        let message = fx.failure(tool, input).await;
+        assert!(message.contains("sent twice"), "{message}");
+    }
+    assert!(fx.asked().is_empty());
+    assert_eq!(fx.bytes("a.txt"), b"alpha\n");
+    assert_eq!(fx.bytes("sub/b.txt"), b"beta\n");
+
+    let text = fx.text("read", json!({"file_path": "sub/b.txt"})).await;
+    assert!(text.contains("1: beta"), "{text}");
+    fx.call(
+        "write",
+        json!({"filePath": "sub/c.txt", "content": "gamma\n"}),
+    )
+    .await
+    .unwrap();
+    fx.call(
+        "edit",
+        json!({"file_path": "a.txt", "old_string": "alpha", "new_string": "ALPHA"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        fx.asked(),
+        vec![
+            asked("read", "sub/b.txt", "*"),
+            asked("edit", "sub/c.txt", "*"),
+            asked("edit", "a.txt", "*"),
+        ]
+    );
+    assert_eq!(fx.bytes("sub/c.txt"), b"gamma\n");
+    assert_eq!(fx.bytes("a.txt"), b"ALPHA\n");
+    assert_eq!(fx.bytes("sub/b.txt"), b"beta\n");
+}
