@@ -3,8 +3,8 @@
 //!
 //! Every local server is started with [`DEPTH_VARIABLE`] set to the starter's depth plus one,
 //! written after the configured environment so a configuration cannot lower it. A process at
-//! [`MAX_DEPTH`] starts no local server (the server is reported failed with
-//! [`too_deep`]), and `tackle serve` refuses to start beyond it.
+//! [`MAX_DEPTH`] starts no local server (the server is reported failed with the reason), and
+//! `tackle serve` refuses to start beyond it.
 
 use std::ffi::OsStr;
 
