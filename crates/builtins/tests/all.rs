@@ -21,6 +21,8 @@ mod bash_permission;
 mod bash_requests;
 #[cfg(feature = "bash")]
 mod bash_support;
+#[cfg(feature = "bash")]
+mod bash_terminal;
 mod compat;
 mod fault;
 mod files;
