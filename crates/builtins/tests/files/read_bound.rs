@@ -74,3 +74,44 @@ fn a_3000_line_file_reads_within_2000_lines_and_50_kib() {
         count_lines(text.as_bytes())
     );
 }
+
+#[test]
+fn a_directory_page_fits_the_budget_with_its_frame() {
+    let fx = Fixture::new();
+    // 2500 entries with long names: 2000 of them would be about 400 KB, 2000 lines plus tags.
+    for n in 0..2500 {
+        fx.put(&format!("big/{n:0>4}-{}", "n".repeat(180)), "");
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let call = Call::new("call_1", "read", json!({"path": "big"}));
+    let output = runtime
+        .block_on(fx.tool("read").run_unbounded(&call, &context()))
+        .unwrap();
+    let text = text_of(&output);
+    assert!(text.len() <= 50 * 1024, "{}", text.len());
+    assert!(count_lines(text.as_bytes()) <= 2000);
+    let shown = output.structured["entries"].as_array().unwrap().len();
+    assert_eq!(output.structured["next"], json!(shown + 1));
+    assert!(
+        text.contains(&format!("Use offset={} to continue.", shown + 1)),
+        "{text}"
+    );
+    // Short names: the line budget, less the frame's lines.
+    for n in 0..2500 {
+        fx.put(&format!("many/{n:0>4}"), "");
+    }
+    let call = Call::new("call_1", "read", json!({"path": "many"}));
+    let output = runtime
+        .block_on(fx.tool("read").run_unbounded(&call, &context()))
+        .unwrap();
+    let text = text_of(&output);
+    assert!(
+        count_lines(text.as_bytes()) <= 2000,
+        "{}",
+        count_lines(text.as_bytes())
+    );
+    assert_eq!(output.structured["entries"].as_array().unwrap().len(), 1994);
+}
