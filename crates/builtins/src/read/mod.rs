@@ -344,6 +344,12 @@ fn read_text_or_media(
     }
 }
 
+/// Bytes a PDF's or notebook's page takes for its tags, hint and notes, besides its path: the
+/// longest (a PDF page set with no text that is not attached, its numbers of 20 digits) is
+/// about 410.
+#[cfg(feature = "media")]
+const MEDIA_FRAME_BYTES: usize = 512;
+
 /// An image, PDF or notebook (only sniffed as such with the `media` feature).
 #[cfg(feature = "media")]
 fn read_media(
@@ -355,10 +361,17 @@ fn read_media(
     limit: u64,
     budget: &Budget,
 ) -> Result<Rendered<ReadOutput>, ToolError> {
+    // A PDF's or notebook's page counts its text against the budget (and its lines against
+    // what `page_lines` leaves); its tags, hint and notes are taken from the bytes first.
+    // Per-page markers are not: a page set that goes over is saved and previewed by settle.
+    let frame = resolved.resource.len() + MEDIA_FRAME_BYTES;
     let span = media::Span {
         offset,
         limit,
-        budget: *budget,
+        budget: Budget::new(
+            budget.max_lines,
+            budget.max_bytes.saturating_sub(frame).max(1),
+        ),
     };
     media::read(&services.read, resolved, mime, data, span)
 }

@@ -12,8 +12,8 @@ use tackle_tool_core::{Budget, count_lines};
 use super::listing::Entry;
 use crate::text::encoding::Encoding;
 
-/// Lines on a page of a managed output within `budget`: what the frame leaves (a reference
-/// holds no newline, so this is [`line_room`]'s count for every reference).
+/// Lines on a page within `budget` (of a managed output, a PDF or a notebook): what a page's
+/// frame leaves ([`line_room`]'s count for a path without a newline, as every reference is).
 pub(crate) fn page_lines(budget: &Budget) -> usize {
     line_room("tool-output://", budget).max_lines
 }

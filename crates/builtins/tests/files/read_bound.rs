@@ -115,3 +115,28 @@ fn a_directory_page_fits_the_budget_with_its_frame() {
     );
     assert_eq!(output.structured["entries"].as_array().unwrap().len(), 1994);
 }
+
+#[cfg(feature = "media")]
+#[test]
+fn a_notebook_page_fits_the_byte_budget_with_its_tags_and_hints() {
+    let fx = Fixture::new();
+    // 300 cells of one 400-byte line: 120 KB, so the page stops at the byte budget.
+    let cells: Vec<serde_json::Value> = (0..300)
+        .map(|n| json!({"cell_type": "markdown", "source": [format!("{n:0>400}")]}))
+        .collect();
+    fx.put(
+        "wide.ipynb",
+        serde_json::to_vec(&json!({"cells": cells})).unwrap(),
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let call = Call::new("call_1", "read", json!({"path": "wide.ipynb"}));
+    let output = runtime
+        .block_on(fx.tool("read").run_unbounded(&call, &context()))
+        .unwrap();
+    let text = text_of(&output);
+    assert!(text.len() <= 50 * 1024, "{}", text.len());
+    assert!(output.structured["next"].is_u64(), "{}", output.structured);
+}
