@@ -45,6 +45,13 @@ const OPTIONS: &[TargetOptions] = &[
         max_len: 16_384,
         timeout_seconds: 20,
     },
+    // A command's output arrives in pieces of up to a megabyte; 64 KiB of escapes reaches
+    // every state of the terminal model many times over.
+    TargetOptions {
+        name: "terminal_text",
+        max_len: 65_536,
+        timeout_seconds: 20,
+    },
     TargetOptions {
         name: "apply_patch",
         max_len: 16_384,

@@ -20,7 +20,11 @@ mod bash_permission;
 #[cfg(feature = "bash")]
 mod bash_requests;
 #[cfg(feature = "bash")]
+mod bash_secrets;
+#[cfg(feature = "bash")]
 mod bash_support;
+#[cfg(feature = "bash")]
+mod bash_terminal;
 mod compat;
 mod fault;
 mod files;

@@ -7,7 +7,7 @@
 //! text tool's, which is its text and follows it.
 
 use serde_json::Value;
-use tackle_tool_core::{Frame, OutputContent, ToolOutput};
+use tackle_tool_core::{OutputContent, ToolOutput};
 
 use crate::preview::{self, Limits, MarkerInfo};
 use crate::reference::OutputRef;
@@ -56,9 +56,6 @@ pub struct BoundedText {
     /// failed: the preview is kept and its marker tells the model.
     pub unsaved: Option<String>,
 }
-
-/// The most lines of a tool's frame (see [`Frame`]) the bound leaves uncounted.
-pub const MAX_FRAME_LINES: usize = 64;
 
 /// The note a preview of invalid UTF-8 carries.
 const INVALID_UTF8_NOTE: &str = "The output is not valid UTF-8: invalid bytes are shown as \
@@ -111,20 +108,9 @@ impl OutputStore {
         let config = self.config();
         config.validate()?;
         check_media(&output.content)?;
-        let (max_lines, max_bytes) = self.framed_limits(output.frame);
-        let text_within = text_size(&output.content, max_lines, max_bytes).within;
+        // The whole text counts, a tool's own header, line numbers and status lines included.
+        let text_within = text_size(&output.content, config.max_lines, config.max_bytes).within;
         Ok(!(text_within && structured::fits(&output.structured, config.max_structured_bytes())?))
-    }
-
-    /// The text limits for an output with `frame`: the frame a tool put around its content is
-    /// not counted, up to [`MAX_FRAME_LINES`] lines and half of `max_bytes` (beyond that it
-    /// counts as content, so every output stays bounded).
-    fn framed_limits(&self, frame: Frame) -> (usize, usize) {
-        let config = self.config();
-        (
-            config.max_lines + frame.lines.min(MAX_FRAME_LINES),
-            config.max_bytes + frame.bytes.min(config.max_bytes / 2),
-        )
     }
 
     /// True when `text` is within both text limits, so bounding it saves nothing.
@@ -151,8 +137,7 @@ impl OutputStore {
             (&output.structured, output.content.as_slice()),
             (Value::String(structured), [OutputContent::Text { text }]) if structured == text
         );
-        let frame = std::mem::take(&mut output.frame);
-        if let Some(text) = self.bound_content(session_id, call_id, &output.content, frame)? {
+        if let Some(text) = self.bound_content(session_id, call_id, &output.content)? {
             truncated |= text.omitted_bytes > 0;
             omitted_lines += text.omitted_lines;
             omitted_bytes += text.omitted_bytes;
@@ -208,15 +193,14 @@ impl OutputStore {
         session_id: &str,
         call_id: &str,
         content: &[OutputContent],
-        frame: Frame,
     ) -> Result<Option<TextBound>, StoreError> {
         let texts = || content.iter().filter_map(OutputContent::as_text);
-        let (max_lines, max_bytes) = self.framed_limits(frame);
+        let config = self.config();
         let TextSize {
             within,
             parts,
             bytes,
-        } = text_size(content, max_lines, max_bytes);
+        } = text_size(content, config.max_lines, config.max_bytes);
         if within {
             return Ok(None);
         }

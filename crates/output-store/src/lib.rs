@@ -67,7 +67,7 @@ mod structured;
 mod sweep_record;
 mod text;
 
-pub use bound::{Bounded, BoundedText, MAX_FRAME_LINES};
+pub use bound::{Bounded, BoundedText};
 pub use cleanup::CleanupReport;
 pub use config::{
     DEFAULT_QUOTA, DEFAULT_SPILL_CAP, MANAGED_DIRECTORY, MAX_INLINE_MEDIA_BYTES, MIN_BYTES,

@@ -1,16 +1,14 @@
-//! A tool's declared frame is not counted against the limits, up to a ceiling.
+//! A tool's own frame around its content (a status line after a command's output, tags and
+//! line numbers around a page) counts against the limits like the content: the limits hold
+//! for the whole text the model reads.
 
-use tackle_output_store::MAX_FRAME_LINES;
-use tackle_tool_core::{Frame, ToolOutput};
+use tackle_tool_core::ToolOutput;
 
 use crate::common::*;
 
-/// `content` followed by a status line, declared as frame.
+/// `content` followed by a status line, as `bash` frames a command's output.
 fn framed(content: &str) -> ToolOutput {
-    let text = format!("{content}\n\nCommand exited with code 0.");
-    let mut output = text_output(text.clone());
-    output.frame = Frame::around(&text, content);
-    output
+    text_output(format!("{content}\n\nCommand exited with code 0."))
 }
 
 fn numbers(last: usize) -> String {
@@ -18,59 +16,33 @@ fn numbers(last: usize) -> String {
 }
 
 #[test]
-fn content_within_the_limits_passes_with_its_frame() {
+fn a_framed_text_within_the_limits_passes_whole() {
     let dir = tempfile::tempdir().unwrap();
     let store = store(dir.path());
-    for last in [1999, 2000] {
-        let output = framed(&numbers(last));
-        assert_eq!(
-            output.frame,
-            Frame {
-                lines: 3,
-                bytes: 29
-            }
-        );
-        assert!(!store.needs_spill(&output).unwrap(), "{last}");
-        let bounded = store.bound("ses", "call", output.clone()).unwrap();
-        assert_eq!(bounded.output.content, output.content);
-        assert!(!bounded.truncated && managed_files(&store).is_empty());
-    }
-    // Without its frame declared, the same text is over the line limit.
-    let mut bare = framed(&numbers(2000));
-    bare.frame = Frame::NONE;
-    assert!(store.needs_spill(&bare).unwrap());
+    // 1997 lines of output, two blank lines and the status line: 2000 lines.
+    let output = framed(&numbers(1997));
+    assert_eq!(lines(model_text(&output)), 2000);
+    assert!(!store.needs_spill(&output).unwrap());
+    let bounded = store.bound("ses", "call", output.clone()).unwrap();
+    assert_eq!(bounded.output.content, output.content);
+    assert!(!bounded.truncated && managed_files(&store).is_empty());
 }
 
 #[test]
-fn content_over_the_limits_is_bounded_as_before_frame_included() {
+fn the_frame_counts_so_the_whole_text_stays_within_the_limits() {
     let dir = tempfile::tempdir().unwrap();
     let store = store(dir.path());
-    let bounded = store.bound("ses", "call", framed(&numbers(2001))).unwrap();
+    // `seq 1 2000`: the output alone fits, with its status line it does not.
+    let output = framed(&numbers(2000));
+    assert!(store.needs_spill(&output).unwrap());
+    let bounded = store.bound("ses", "call", output).unwrap();
     assert!(bounded.truncated);
     let preview = model_text(&bounded.output);
     assert!(lines(preview) <= 2000 && preview.len() <= 51_200);
     assert!(preview.ends_with("Command exited with code 0."));
-}
-
-#[test]
-fn a_frame_beyond_the_ceiling_counts_as_content() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = store(dir.path());
-    let text = numbers(2000 + MAX_FRAME_LINES + 1);
-    let mut output = text_output(text.clone());
-    output.frame = Frame {
-        lines: MAX_FRAME_LINES + 1,
-        bytes: 0,
-    };
+    // Bytes likewise: 50 KiB of output and its status line.
+    let output = framed(&"x".repeat(51_200 - 10));
     assert!(store.needs_spill(&output).unwrap());
-    output.frame.lines = MAX_FRAME_LINES;
-    assert!(store.needs_spill(&output).unwrap());
-    let mut output = text_output("x".repeat(51_200 + 25_601));
-    output.frame = Frame {
-        lines: 0,
-        bytes: 1 << 20,
-    };
-    assert!(store.needs_spill(&output).unwrap());
-    output.content = text_output("x".repeat(51_200 + 25_600)).content;
-    assert!(!store.needs_spill(&output).unwrap());
+    let bounded = store.bound("ses", "call", output).unwrap();
+    assert!(model_text(&bounded.output).len() <= 51_200);
 }

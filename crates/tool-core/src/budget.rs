@@ -3,7 +3,9 @@
 //! The budget is defined here, once, because it travels with every call in the [`Context`]:
 //! the host's output store decides it, settle puts it in the context, and the leaves that shape
 //! their own output (a page of a file, a compacted patch report) ask it instead of keeping
-//! their own constants. Settle's bound then finds nothing to cut in their output.
+//! their own constants. The budget counts the whole model text: a leaf that frames its content
+//! (tags, line numbers, a status line) takes the frame's lines and bytes from the budget before
+//! it cuts the content, so settle's bound finds nothing to cut in its output.
 //!
 //! [`Context`]: crate::Context
 
@@ -50,39 +52,6 @@ impl Budget {
     }
 }
 
-/// How much of a tool's model text is its own frame around the content: a header, line-number
-/// prefixes, a status line after a command's output. The budget limits content; a leaf that
-/// frames its content says how much frame it added, so the bound counts only the content (up
-/// to a ceiling the output store sets) and a page or an output within the budget is never cut
-/// because of its frame.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Frame {
-    /// Lines of the model text that are frame.
-    pub lines: usize,
-    /// Bytes of the model text that are frame.
-    pub bytes: usize,
-}
-
-impl Frame {
-    /// No frame: every line and byte is content.
-    pub const NONE: Frame = Frame { lines: 0, bytes: 0 };
-
-    /// The frame of `text` around `content`, a part of it (a command's output before its
-    /// status line).
-    pub fn around(text: &str, content: &str) -> Self {
-        Self::beyond(text, line_count(content), content.len())
-    }
-
-    /// The frame of `text` whose content is `content_lines` lines of `content_bytes` bytes in
-    /// all (numbered lines whose numbers are frame).
-    pub fn beyond(text: &str, content_lines: usize, content_bytes: usize) -> Self {
-        Frame {
-            lines: line_count(text).saturating_sub(content_lines),
-            bytes: text.len().saturating_sub(content_bytes),
-        }
-    }
-}
-
 /// Lines as the bound counts them: `\n`-terminated segments plus a final unterminated one, so
 /// `"a\nb"` and `"a\nb\n"` both have two lines and `""` has none. The one definition of a line
 /// count that every budget check uses (the output store's included).
@@ -90,10 +59,6 @@ pub fn count_lines(bytes: &[u8]) -> u64 {
     // memchr's vectorised count: a command's output can be megabytes.
     memchr::memchr_iter(b'\n', bytes).count() as u64
         + u64::from(bytes.last().is_some_and(|b| *b != b'\n'))
-}
-
-fn line_count(text: &str) -> usize {
-    usize::try_from(count_lines(text.as_bytes())).unwrap_or(usize::MAX)
 }
 
 impl Default for Budget {

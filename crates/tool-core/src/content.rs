@@ -4,8 +4,6 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::Frame;
-
 /// A part of a tool's model projection, as an author returns it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Content {
@@ -81,19 +79,14 @@ pub struct ToolOutput {
     pub structured: Value,
     /// What the model reads.
     pub content: Vec<OutputContent>,
-    /// How much of the text parts is the tool's frame, not counted against the budget (see
-    /// [`Frame`]); only the bound reads it.
-    #[serde(skip)]
-    pub frame: Frame,
 }
 
 impl ToolOutput {
-    /// An output with no frame.
+    /// An output of `structured` and `content`.
     pub fn new(structured: Value, content: Vec<OutputContent>) -> Self {
         Self {
             structured,
             content,
-            frame: Frame::NONE,
         }
     }
 

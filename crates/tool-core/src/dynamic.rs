@@ -172,7 +172,6 @@ impl Runtime for DynamicRuntime {
             let Rendered {
                 output,
                 content: rendered,
-                frame,
             } = (self.execute)(input.clone(), ctx.clone()).await?;
             if let Some(validator) = &self.output {
                 let problems = violations(validator, &output);
@@ -195,9 +194,7 @@ impl Runtime for DynamicRuntime {
                     .collect(),
                 None => default_content(&output),
             };
-            let mut output = ToolOutput::new(output, content);
-            output.frame = frame;
-            Ok(output)
+            Ok(ToolOutput::new(output, content))
         })
     }
 }

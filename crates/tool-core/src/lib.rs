@@ -37,7 +37,7 @@ mod schema;
 mod tool;
 mod visibility;
 
-pub use budget::{Budget, Frame, MAX_BYTES, MAX_LINES, MAX_STRUCTURED_BYTES, count_lines};
+pub use budget::{Budget, MAX_BYTES, MAX_LINES, MAX_STRUCTURED_BYTES, count_lines};
 pub use class::ToolClass;
 pub use content::{Content, OutputContent, ResultValue, ToolOutput};
 pub use context::{Call, Context};

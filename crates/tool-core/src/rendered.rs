@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Serialize, Serializer};
 
-use crate::{Content, Frame};
+use crate::Content;
 
 /// A typed tool's output together with the model content rendered while producing it.
 ///
@@ -21,25 +21,12 @@ pub struct Rendered<O> {
     pub output: O,
     /// What the model reads.
     pub content: Vec<Content>,
-    /// How much of the text is frame around the content (see [`Frame`]).
-    pub frame: Frame,
 }
 
 impl<O> Rendered<O> {
     /// `output` with the model `content`.
     pub fn new(output: O, content: Vec<Content>) -> Self {
-        Self {
-            output,
-            content,
-            frame: Frame::NONE,
-        }
-    }
-
-    /// The same output, whose text has `frame` around its content.
-    #[must_use]
-    pub fn with_frame(mut self, frame: Frame) -> Self {
-        self.frame = frame;
-        self
+        Self { output, content }
     }
 
     /// `output` with one text part.

@@ -16,8 +16,8 @@ use serde_json::Value;
 use crate::input::{InputSchema, Problem, input_failure, prepare};
 use crate::schema::{decode_schema_for, output_schema_for};
 use crate::{
-    Call, Content, Context, Frame, Halt, OutputContent, RegistrationError, Rendered, ToolClass,
-    ToolError, ToolFailure, ToolOutput, validate_name,
+    Call, Content, Context, Halt, OutputContent, RegistrationError, Rendered, ToolClass, ToolError,
+    ToolFailure, ToolOutput, validate_name,
 };
 
 /// What a model is shown about a tool registered under a name.
@@ -362,9 +362,8 @@ where
 type SchemaFn = fn() -> Value;
 type StructuredFn<O> = Box<dyn Fn(&O) -> Result<Value, serde_json::Error> + Send + Sync>;
 
-/// Takes `&mut` so a rendered output's content is moved out, not copied; returns the content
-/// and its frame.
-type ModelFn<O> = Box<dyn Fn(&mut O) -> (Vec<Content>, Frame) + Send + Sync>;
+/// Takes `&mut` so a rendered output's content is moved out, not copied.
+type ModelFn<O> = Box<dyn Fn(&mut O) -> Vec<Content> + Send + Sync>;
 
 /// A typed tool being described; [`TypedTool::build`] turns it into a [`Tool`].
 pub struct TypedTool<E: Execute> {
@@ -404,9 +403,7 @@ impl<E: Execute> TypedTool<E> {
     where
         F: Fn(&E::Output) -> Vec<Content> + Send + Sync + 'static,
     {
-        self.model_output = Some(Box::new(move |output: &mut E::Output| {
-            (project(output), Frame::NONE)
-        }));
+        self.model_output = Some(Box::new(move |output: &mut E::Output| project(output)));
         self
     }
 
@@ -425,7 +422,7 @@ where
     #[must_use]
     pub fn rendered(mut self) -> Self {
         self.model_output = Some(Box::new(|output: &mut Rendered<O>| {
-            (std::mem::take(&mut output.content), output.frame)
+            std::mem::take(&mut output.content)
         }));
         self
     }
@@ -506,18 +503,16 @@ impl<E: Execute> Runtime for TypedRuntime<E> {
                 Some(project) => Some(project(&output).map_err(invalid_output)?),
                 None => None,
             };
-            let (content, frame) = match &self.model_output {
-                Some(project) => {
-                    let (content, frame) = project(&mut output);
-                    let content = content.into_iter().map(Content::into_output).collect();
-                    (content, frame)
-                }
-                None => (default_content(&encoded), Frame::NONE),
+            let content = match &self.model_output {
+                Some(project) => project(&mut output)
+                    .into_iter()
+                    .map(Content::into_output)
+                    .collect(),
+                None => default_content(&encoded),
             };
             Ok(ToolOutput {
                 structured: projected.unwrap_or(encoded),
                 content,
-                frame,
             })
         })
     }

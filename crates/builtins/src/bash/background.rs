@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use tackle_tool_core::{Frame, Halt, Rendered, ToolError, ToolFailure};
+use tackle_tool_core::{Halt, Rendered, ToolError, ToolFailure};
 use tokio_util::sync::CancellationToken;
 
 use super::job_tools::{JobOutput, JobStatus, first_output, look_at};
@@ -125,7 +125,6 @@ fn render(
         job_id: kept.then(|| look.id.clone()),
     };
     keep_if_fits(&mut out, |o| &mut o.output, &output, max_structured_bytes);
-    let content_len = output.len();
     let mut text = output;
     text.push_str("\n\n");
     let id = &look.id;
@@ -160,6 +159,5 @@ fn render(
             text.push_str(&format!("\n- {warning}"));
         }
     }
-    let frame = Frame::around(&text, &text[..content_len]);
-    Rendered::text(out, text).with_frame(frame)
+    Rendered::text(out, text)
 }

@@ -112,9 +112,18 @@ pub(crate) fn command_env(
             env.vars.push((key, value));
             continue;
         }
-        if secrets::is_credential_name(&name) || secrets::is_credential_value(value.as_bytes()) {
+        let text = value.to_string_lossy();
+        let connection = secrets::connection_string_secrets(&text);
+        if secrets::is_credential_name(&name)
+            || secrets::is_credential_value(value.as_bytes())
+            || !connection.is_empty()
+        {
+            // The key of a connection string is reported alone as well: a command may print
+            // it without the rest.
+            env.secrets
+                .extend(connection.iter().map(|secret| (*secret).to_owned()));
+            env.secrets.push(text.into_owned());
             env.withheld.push(name.into_owned());
-            env.secrets.push(value.to_string_lossy().into_owned());
             continue;
         }
         // Proxy variables may omit the scheme (`user:pw@proxy:3128`), as curl reads them.
@@ -222,6 +231,24 @@ mod tests {
                 "p@ssw0rd!",
             ]
         );
+    }
+
+    #[test]
+    fn connection_strings_with_a_key_are_withheld_and_their_keys_reported() {
+        let azure = "DefaultEndpointsProtocol=https;AccountName=acct;\
+                     AccountKey=c2VjcmV0LWtleQ==;EndpointSuffix=core.windows.net";
+        let base = vars(&[
+            ("AZURE_STORAGE_CONNECTION_STRING", azure),
+            ("PWD", "/work"),
+            ("OLDPWD", "/"),
+            ("DB_PASS", "db-pass-value"),
+        ]);
+        let env = command_env(base, &[]);
+        assert_eq!(env.get("AZURE_STORAGE_CONNECTION_STRING"), None);
+        assert_eq!(env.get("DB_PASS"), None);
+        assert_eq!(env.get("PWD"), Some(OsStr::new("/work")));
+        assert_eq!(env.get("OLDPWD"), Some(OsStr::new("/")));
+        assert_eq!(env.secrets, [azure, "c2VjcmV0LWtleQ==", "db-pass-value"]);
     }
 
     #[test]

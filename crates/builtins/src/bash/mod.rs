@@ -70,6 +70,7 @@ pub use job_tools::{
 };
 pub(crate) use job_tools::{job_kill_tool, job_list_tool, job_output_tool};
 pub use jobs::{JOB_OUTPUT_BYTES, JobStore, MAX_KEPT_JOBS, MAX_RUNNING_JOBS};
+pub use normalize::{terminal_text, terminal_text_bound};
 pub use output::{BashOutput, TerminatedProcess};
 pub use process::make_host_non_dumpable;
 

@@ -10,7 +10,7 @@ use std::os::unix::process::ExitStatusExt;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use tackle_tool_core::{Frame, Rendered};
+use tackle_tool_core::Rendered;
 
 use super::capture::Captured;
 use super::group::Member;
@@ -200,12 +200,10 @@ pub(crate) fn build(
         job_id: None,
     };
     keep_if_fits(&mut out, |o| &mut o.output, &output, max_structured_bytes);
-    let content_len = output.len();
+    // The status line and warnings count against the budget like the output: an output that
+    // fills the budget by itself is saved whole by settle, which keeps its end and the status.
     let text = model_text(&out, output);
-    // The status line and warnings are frame: output within the budget comes through whole.
-    // The text starts with the output itself.
-    let frame = Frame::around(&text, &text[..content_len]);
-    Rendered::text(out, text).with_frame(frame)
+    Rendered::text(out, text)
 }
 
 /// The model text (BA9): the output, a status line, and any warnings. Appended to `output`

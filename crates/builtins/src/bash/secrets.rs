@@ -1,7 +1,8 @@
 //! What counts as a credential in an environment variable: by its name (`GITHUB_TOKEN`,
-//! `SENTRY_DSN`, `BW_SESSION`), by the shape of its value (`sk-…`, `ghp_…`, `AKIA…`, a JWT, a
-//! private key), and the password of a URL's user information (`postgres://u:pw@host`), which
-//! is removed while the rest of the URL stays usable.
+//! `SENTRY_DSN`, `BW_SESSION`, `DB_PASS`, `GITLAB_PAT`), by the shape of its value (`sk-…`,
+//! `ghp_…`, `AKIA…`, a JWT, a private key, a connection string carrying `AccountKey=`,
+//! `SharedAccessKey=`, `Password=` or `Pwd=`), and the password of a URL's user information
+//! (`postgres://u:pw@host`), which is removed while the rest of the URL stays usable.
 //!
 //! Invariant: every value withheld or cut here is reported whole, so a host can redact it from
 //! what tools return (a command may still find it elsewhere, e.g. in a file).
@@ -12,6 +13,10 @@ const SECRET_PARTS: &[&str] = &[
     "SECRET",
     "PASSWORD",
     "PASSWD",
+    // The usual short forms: `DB_PASS`, `MYSQL_PWD`, `GITLAB_PAT` (a personal access token).
+    "PASS",
+    "PWD",
+    "PAT",
     "PASSPHRASE",
     "APIKEY",
     "CREDENTIAL",
@@ -34,13 +39,14 @@ const SECRET_ENDINGS: &[&str] = &[
 ];
 
 /// Whole names that carry credentials without saying so; `KRB5CCNAME` names a ticket cache.
-const SECRET_NAMES: &[&str] = &["MYSQL_PWD", "KRB5CCNAME"];
+const SECRET_NAMES: &[&str] = &["KRB5CCNAME"];
 
 /// Name prefixes of credentials (1Password's `OP_SESSION_<account>`).
 const SECRET_PREFIXES: &[&str] = &["OP_SESSION_"];
 
-/// Names that match the rules above but hold nothing secret.
-const NOT_SECRET: &[&str] = &["DESKTOP_SESSION"];
+/// Names that match the rules above but hold nothing secret (`PWD` is the shell's working
+/// directory).
+const NOT_SECRET: &[&str] = &["DESKTOP_SESSION", "PWD"];
 
 /// True when `name` looks like it holds a credential.
 pub(crate) fn is_credential_name(name: &str) -> bool {
@@ -142,6 +148,27 @@ pub(crate) fn is_credential_value(value: &[u8]) -> bool {
                         >= *min
             })
     })
+}
+
+/// Keys of a `key=value;…` connection string whose value is a credential (Azure storage and
+/// Service Bus, ADO.NET and ODBC), compared ignoring ASCII case.
+const CONNECTION_SECRET_KEYS: &[&str] = &["AccountKey", "SharedAccessKey", "Password", "Pwd"];
+
+/// The credentials of a connection string (`AccountName=x;AccountKey=…;`): the values of its
+/// [`CONNECTION_SECRET_KEYS`], empty when it has none. The pairs are `;`-separated; a value
+/// keeps any `=` it holds (base64 padding).
+pub(crate) fn connection_string_secrets(value: &str) -> Vec<&str> {
+    value
+        .split(';')
+        .filter_map(|pair| pair.split_once('='))
+        .filter(|(key, secret)| {
+            !secret.trim().is_empty()
+                && CONNECTION_SECRET_KEYS
+                    .iter()
+                    .any(|known| key.trim().eq_ignore_ascii_case(known))
+        })
+        .map(|(_, secret)| secret.trim())
+        .collect()
 }
 
 /// `eyJ…` (base64 of `{"`): a header, a payload and a signature, base64url, dot-separated.
@@ -249,6 +276,13 @@ mod tests {
             "STRIPE_KEY",
             "GOOGLE_APPLICATION_CREDENTIALS",
             "MYSQL_PWD",
+            "DB_PASS",
+            "db_pass",
+            "SMTP_PASSWD",
+            "REDIS_PWD",
+            "GITLAB_PAT",
+            "AZURE_DEVOPS_PAT",
+            "STORAGE_KEY",
             "my_api_key",
             "SENTRY_DSN",
             "SLACK_WEBHOOK_URL",
@@ -269,6 +303,12 @@ mod tests {
             "HOME",
             "PWD",
             "OLDPWD",
+            "pwd",
+            "PATCH_LEVEL",
+            "PASSES",
+            "COMPASS_DIR",
+            "PATH_PREFIX",
+            "BYPASS_CACHE",
             "LANG",
             "TOKENIZERS_PARALLELISM",
             "KEYBOARD",
@@ -320,6 +360,41 @@ mod tests {
             "xterm-256color",
         ] {
             assert!(!is_credential_value(value.as_bytes()), "{value}");
+        }
+    }
+
+    #[test]
+    fn connection_string_credentials() {
+        let azure = "DefaultEndpointsProtocol=https;AccountName=acct;\
+                     AccountKey=c2VjcmV0LWtleS0xMjM0NTY3ODkw==;EndpointSuffix=core.windows.net";
+        assert_eq!(
+            connection_string_secrets(azure),
+            ["c2VjcmV0LWtleS0xMjM0NTY3ODkw=="]
+        );
+        assert_eq!(
+            connection_string_secrets(
+                "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;\
+                 SharedAccessKey=abc123def456="
+            ),
+            ["abc123def456="]
+        );
+        assert_eq!(
+            connection_string_secrets("Server=db;User Id=app; password = hunter2-long ;"),
+            ["hunter2-long"]
+        );
+        assert_eq!(
+            connection_string_secrets("Driver={x};Uid=app;PWD=odbc-secret"),
+            ["odbc-secret"]
+        );
+        for plain in [
+            "AccountName=acct;EndpointSuffix=core.windows.net",
+            "Password=;Server=db",
+            "SharedAccessKeyName=Root",
+            "/usr/bin:/bin",
+            "PWD",
+            "key=value",
+        ] {
+            assert!(connection_string_secrets(plain).is_empty(), "{plain}");
         }
     }
 

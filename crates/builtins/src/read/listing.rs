@@ -29,7 +29,8 @@ pub(crate) struct Listing {
     pub(crate) next: Option<u64>,
 }
 
-/// Lists `directory` from the 1-based entry `offset`, at most `limit` entries. Entries whose
+/// Lists `directory` from the 1-based entry `offset`, at most `limit` entries of `max_bytes`
+/// (each name with its newline; the first entry is always listed). Entries whose
 /// real target lies outside `scope` (a symlink leading out) or that are neither a file nor a
 /// directory (or a dangling link) are left out (reference RD4).
 pub(crate) fn list(
@@ -37,6 +38,7 @@ pub(crate) fn list(
     scope: &Path,
     offset: u64,
     limit: usize,
+    max_bytes: usize,
 ) -> io::Result<Listing> {
     let mut entries = Vec::new();
     // The names come from the directory opened at exactly the resolved path, so a directory
@@ -68,7 +70,15 @@ pub(crate) fn list(
     let total = entries.len() as u64;
     let offset = offset.max(1);
     let skip = usize::try_from(offset - 1).unwrap_or(usize::MAX);
-    let page: Vec<Entry> = entries.into_iter().skip(skip).take(limit).collect();
+    let mut page: Vec<Entry> = Vec::new();
+    let mut used = 0usize;
+    for entry in entries.into_iter().skip(skip).take(limit) {
+        used += entry.name.len() + 1;
+        if used > max_bytes && !page.is_empty() {
+            break;
+        }
+        page.push(entry);
+    }
     let end = offset - 1 + page.len() as u64;
     let next = (end < total).then_some(end + 1);
     Ok(Listing {

@@ -41,8 +41,8 @@ use file::{FileRead, ReadFailure, read_file};
 use page::PageBudget;
 use render::{Hint, page_lines};
 
-/// Lines (or entries) a page has by default and at most: the default line budget, so that a
-/// default page fits a result whole.
+/// Lines (or entries) a page has at most: the default line budget (a page's own frame takes a
+/// few of them, so that a page fits a result whole, frame included).
 pub const MAX_READ_LINES: u64 = MAX_LINES as u64;
 /// The largest image, PDF or notebook read (reference `MAX_MEDIA_INGEST_BYTES`). What reaches
 /// the model is smaller: an image is scaled down to its bound, and nothing attached exceeds
@@ -168,11 +168,15 @@ impl Read {
         let store = self.services.store.clone();
         blocking(move || {
             let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-            // Each line counts its newline; its number is frame.
+            // The page's frame is taken from the budget first; each line counts with the
+            // widest number the page can show, its `: ` and its newline.
+            let room = render::line_room(&reference.to_string(), &budget);
+            let last = offset.saturating_add(room.max_lines as u64);
+            let overhead = render::numbered_len(last, "");
             let limits = PageLimits::new(
-                to_usize(limit).min(page_lines(&budget)),
-                budget.max_bytes,
-                1,
+                to_usize(limit).min(room.max_lines),
+                room.max_bytes,
+                overhead,
             );
             let page = store
                 .read_page_at(&reference, to_usize(offset), to_usize(column), limits)
@@ -206,8 +210,11 @@ fn read_resolved(
             } else {
                 services.location.root()
             };
-            let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-            let listing = listing::list(&resolved.canonical, scope, offset, limit)
+            let room = render::entry_room(resource, budget);
+            let limit = usize::try_from(limit)
+                .unwrap_or(usize::MAX)
+                .min(room.max_lines);
+            let listing = listing::list(&resolved.canonical, scope, offset, limit, room.max_bytes)
                 .map_err(|err| ToolError::failure(unable(&resolved.input, &err)))?;
             let text = render::list_page(
                 resource,
@@ -216,7 +223,6 @@ fn read_resolved(
                 listing.total,
                 listing.next,
             );
-            let frame = render::frame(&text, listing.entries.iter().map(|e| e.name.as_str()));
             Ok(Rendered::text(
                 ReadOutput::ListPage(ListPageOutput {
                     path: resource.clone(),
@@ -227,8 +233,7 @@ fn read_resolved(
                     next: listing.next,
                 }),
                 text,
-            )
-            .with_frame(frame))
+            ))
         }
         Some(EntryKind::File) => {
             read_text_or_media(services, resolved, offset, limit, budget, false)?.ok_or_else(|| {
@@ -249,12 +254,14 @@ fn read_text_or_media(
     small_text_only: bool,
 ) -> Result<Option<Rendered<ReadOutput>>, ToolError> {
     let resource = &resolved.resource;
+    // The page's frame is taken from the budget before its lines are.
+    let room = render::line_room(resource, budget);
     let page_budget = PageBudget {
         offset,
         max_lines: usize::try_from(limit)
             .unwrap_or(usize::MAX)
-            .min(page_lines(budget)),
-        max_bytes: budget.max_bytes,
+            .min(room.max_lines),
+        max_bytes: room.max_bytes,
     };
     let read = match read_file(
         &resolved.canonical,
@@ -313,38 +320,35 @@ fn read_text_or_media(
             };
             let notes: Vec<String> = encoding
                 .label()
-                .map(|label| {
-                    format!(
-                        "(Decoded from {label}: the file is not UTF-8. edit and write keep its \
-                         encoding.)"
-                    )
-                })
+                .map(render::encoding_note)
                 .into_iter()
                 .collect();
             let text = render::text_page(resource, page.offset, page.lines.iter(), hint, &notes);
-            let frame = render::frame(&text, page.lines.iter());
-            Ok(Some(
-                Rendered::text(
-                    ReadOutput::TextPage(TextPageOutput {
-                        path: resource.clone(),
-                        mime,
-                        encoding: encoding.label().unwrap_or("UTF-8").to_owned(),
-                        offset: page.offset,
-                        column: 1,
-                        lines: page.lines.len(),
-                        total_lines: page.total_lines,
-                        truncated: page.next.is_some(),
-                        next: page.next,
-                        next_column: None,
-                        clamped_lines: page.clamped,
-                    }),
-                    text,
-                )
-                .with_frame(frame),
-            ))
+            Ok(Some(Rendered::text(
+                ReadOutput::TextPage(TextPageOutput {
+                    path: resource.clone(),
+                    mime,
+                    encoding: encoding.label().unwrap_or("UTF-8").to_owned(),
+                    offset: page.offset,
+                    column: 1,
+                    lines: page.lines.len(),
+                    total_lines: page.total_lines,
+                    truncated: page.next.is_some(),
+                    next: page.next,
+                    next_column: None,
+                    clamped_lines: page.clamped,
+                }),
+                text,
+            )))
         }
     }
 }
+
+/// Bytes a PDF's or notebook's page takes for its tags, hint and notes, besides its path: the
+/// longest (a PDF page set with no text that is not attached, its numbers of 20 digits) is
+/// about 410.
+#[cfg(feature = "media")]
+const MEDIA_FRAME_BYTES: usize = 512;
 
 /// An image, PDF or notebook (only sniffed as such with the `media` feature).
 #[cfg(feature = "media")]
@@ -357,10 +361,17 @@ fn read_media(
     limit: u64,
     budget: &Budget,
 ) -> Result<Rendered<ReadOutput>, ToolError> {
+    // A PDF's or notebook's page counts its text against the budget (and its lines against
+    // what `page_lines` leaves); its tags, hint and notes are taken from the bytes first.
+    // Per-page markers are not: a page set that goes over is saved and previewed by settle.
+    let frame = resolved.resource.len() + MEDIA_FRAME_BYTES;
     let span = media::Span {
         offset,
         limit,
-        budget: *budget,
+        budget: Budget::new(
+            budget.max_lines,
+            budget.max_bytes.saturating_sub(frame).max(1),
+        ),
     };
     media::read(&services.read, resolved, mime, data, span)
 }
@@ -404,10 +415,7 @@ fn managed_page(reference: &OutputRef, page: &Page) -> Rendered<ReadOutput> {
     };
     let mut notes = Vec::new();
     if let Some(dropped) = page.dropped {
-        notes.push(format!(
-            "(Lines {}-{} of this output were not kept: it exceeded the size cap of managed outputs.)",
-            dropped.first_line, dropped.last_line
-        ));
+        notes.push(render::dropped_note(dropped.first_line, dropped.last_line));
     }
     let path = reference.to_string();
     let text = render::text_page(
@@ -417,7 +425,6 @@ fn managed_page(reference: &OutputRef, page: &Page) -> Rendered<ReadOutput> {
         hint,
         &notes,
     );
-    let frame = render::frame(&text, page.lines.iter().map(String::as_str));
     let output = TextPageOutput {
         path,
         mime: "text/plain".to_owned(),
@@ -431,7 +438,7 @@ fn managed_page(reference: &OutputRef, page: &Page) -> Rendered<ReadOutput> {
         next_column: page.next_column.map(|column| column as u64),
         clamped_lines: page.clamped_lines,
     };
-    Rendered::text(ReadOutput::TextPage(output), text).with_frame(frame)
+    Rendered::text(ReadOutput::TextPage(output), text)
 }
 
 /// `File not found: <resource>`, with up to 3 siblings whose names contain the missing name

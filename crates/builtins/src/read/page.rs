@@ -5,13 +5,15 @@
 //!   counting newlines in buffer-sized chunks, a line longer than [`MAX_LINE_CHARS`] keeps only
 //!   its first characters (the rest is scanned, not stored), and the total is counted the same
 //!   way after the page.
-//! - A page holds at most `max_lines` lines and `max_bytes` bytes of content (each line with
-//!   its newline; the `"<n>: "` numbers are frame, not counted); the first line that does not
-//!   fit becomes `next`.
+//! - A page holds at most `max_lines` lines and `max_bytes` bytes as shown (each line with its
+//!   `"<n>: "` number and its newline, see [`numbered_len`]); the first line that does not fit
+//!   becomes `next`.
 //! - Lines are split on `\n`, a trailing `\r` is dropped; a final newline does not start a line.
 
 use std::borrow::Cow;
 use std::io::{self, BufRead};
+
+use super::render::numbered_len;
 
 pub(crate) use crate::text::MAX_LINE_CHARS;
 /// Appended to a line cut at [`MAX_LINE_CHARS`].
@@ -26,7 +28,7 @@ pub(crate) struct PageBudget {
     pub(crate) offset: u64,
     /// Lines at most.
     pub(crate) max_lines: usize,
-    /// Bytes of content at most (see [`content_len`]).
+    /// Bytes of the numbered lines at most (see [`numbered_len`]).
     pub(crate) max_bytes: usize,
 }
 
@@ -159,7 +161,7 @@ pub(crate) fn page(reader: &mut impl BufRead, budget: PageBudget) -> Result<Text
                     offset: start + valid as u64,
                     line,
                 })?;
-            let shown = content_len(&text);
+            let shown = numbered_len(line, &text);
             if used_bytes + shown > budget.max_bytes && !lines.is_empty() {
                 capped = true;
                 next = Some(line);
@@ -186,12 +188,6 @@ pub(crate) fn page(reader: &mut impl BufRead, budget: PageBudget) -> Result<Text
         capped,
         clamped,
     })
-}
-
-/// Bytes a shown line counts against the page's budget: its text and newline (its number is
-/// frame, as the reference counts a page).
-pub(crate) fn content_len(text: &str) -> usize {
-    text.len() + 1
 }
 
 struct RawLine {

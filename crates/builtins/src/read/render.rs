@@ -1,27 +1,80 @@
 //! The model text of `read`, in the format Kilo/opencode models know (the legacy V1 read):
 //! `<path>…</path>\n<type>file</type>\n<content>\n1: line\n…\n\n(hint)\n</content>`.
 //!
-//! A page's budget counts its lines only; the tags, line numbers and hints are its frame,
-//! which settle's bound does not count, so a page of 2000 lines and 50 KB passes whole.
+//! The budget holds for the whole text: the frame around a page's lines (the tags, the blank
+//! line, the hint, a note) is taken from it first ([`line_room`], [`entry_room`]), and each
+//! line counts with its `N: ` number ([`numbered_len`]), so a page never needs settle's cut.
 
 use std::fmt::Write as _;
 
-use tackle_tool_core::{Budget, Frame};
+use tackle_tool_core::{Budget, count_lines};
 
 use super::listing::Entry;
+use crate::text::encoding::Encoding;
 
-/// Lines of content on one page within `budget`: its line budget (the frame around the lines,
-/// numbers included, is not content; see [`frame`]).
+/// Lines on a page within `budget` (of a managed output, a PDF or a notebook): what a page's
+/// frame leaves ([`line_room`]'s count for a path without a newline, as every reference is).
 pub(crate) fn page_lines(budget: &Budget) -> usize {
-    budget.max_lines.max(1)
+    line_room("tool-output://", budget).max_lines
 }
 
-/// The frame of a rendered page of `lines` (each counted with its newline, as the page budget
-/// counts them): everything else in `text`.
-pub(crate) fn frame<'a>(text: &str, lines: impl ExactSizeIterator<Item = &'a str>) -> Frame {
-    let count = lines.len();
-    let bytes = lines.map(|line| line.len() + 1).sum();
-    Frame::beyond(text, count, bytes)
+/// What the numbered lines of a text page of `path` may take within `budget`: the budget less
+/// the page's largest frame (its tags, the blank line before the hint, the longest hint and
+/// one note, with numbers of 20 digits), at least one line and one byte.
+pub(crate) fn line_room(path: &str, budget: &Budget) -> Budget {
+    let frame = text_page(
+        path,
+        1,
+        std::iter::empty(),
+        Hint::longest(),
+        &[longest_note()],
+    );
+    less(budget, &frame)
+}
+
+/// What the entries of a directory page of `path` may take within `budget` (each with its
+/// newline), the largest frame taken first.
+pub(crate) fn entry_room(path: &str, budget: &Budget) -> Budget {
+    let frame = list_page(path, &[], u64::MAX, u64::MAX, Some(u64::MAX));
+    less(budget, &frame)
+}
+
+fn less(budget: &Budget, frame: &str) -> Budget {
+    let lines = usize::try_from(count_lines(frame.as_bytes())).unwrap_or(usize::MAX);
+    Budget::new(
+        budget.max_lines.saturating_sub(lines).max(1),
+        budget.max_bytes.saturating_sub(frame.len()).max(1),
+    )
+}
+
+/// Bytes line `number` showing `text` takes on a page: its number, `": "`, the text and the
+/// newline.
+pub(crate) fn numbered_len(number: u64, text: &str) -> usize {
+    itoa::Buffer::new().format(number).len() + 2 + text.len() + 1
+}
+
+/// The note of a page decoded from another encoding (`label`).
+pub(crate) fn encoding_note(label: &str) -> String {
+    format!("(Decoded from {label}: the file is not UTF-8. edit and write keep its encoding.)")
+}
+
+/// The note of a page of a managed output whose lines `first`-`last` the spill cap dropped.
+pub(crate) fn dropped_note(first: usize, last: usize) -> String {
+    format!(
+        "(Lines {first}-{last} of this output were not kept: it exceeded the size cap of \
+         managed outputs.)"
+    )
+}
+
+/// The longest note a page can carry (a page carries one at most).
+fn longest_note() -> String {
+    [Encoding::Utf16Le, Encoding::Utf16Be, Encoding::Windows1252]
+        .into_iter()
+        .filter_map(Encoding::label)
+        .map(encoding_note)
+        .chain([dropped_note(usize::MAX, usize::MAX)])
+        .max_by_key(String::len)
+        .unwrap_or_default()
 }
 
 /// What a text page says after its lines.
@@ -53,6 +106,41 @@ pub(crate) enum Hint {
 }
 
 impl Hint {
+    /// The hint with the longest text: every kind with numbers of 20 digits.
+    fn longest() -> Self {
+        let max = u64::MAX;
+        [
+            Self::Capped {
+                first: max,
+                last: max,
+                next: max,
+                kib: usize::MAX,
+            },
+            Self::More {
+                first: max,
+                last: max,
+                total: max,
+                next: max,
+            },
+            Self::Cut {
+                first: max,
+                last: max,
+                total: max,
+                column: max,
+            },
+            Self::End {
+                total: max,
+                what: "output",
+            },
+        ]
+        .into_iter()
+        .max_by_key(|hint| hint.text().len())
+        .unwrap_or(Self::End {
+            total: max,
+            what: "output",
+        })
+    }
+
     fn text(self) -> String {
         match self {
             Self::Capped {

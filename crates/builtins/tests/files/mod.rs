@@ -11,6 +11,7 @@ mod paging;
 mod protected;
 mod race;
 mod read;
+mod read_bound;
 #[cfg(feature = "media")]
 mod read_media;
 mod support;

@@ -217,55 +217,87 @@ async fn settlement(host: &Host, name: &str, input: Value) -> tackle_registry::S
         .unwrap()
 }
 
+/// Lines as the bound counts them.
+fn count(text: &str) -> u64 {
+    tackle_tool_core::count_lines(text.as_bytes())
+}
+
 #[tokio::test]
-async fn a_file_of_2000_short_lines_comes_back_whole_in_one_read() {
+async fn a_page_of_a_long_file_is_within_the_bound_frame_included() {
     let host = Host::new();
-    let body: String = (1..=2000).map(|n| format!("line {n}\n")).collect();
+    // 3000 short lines: the page stops at the line budget less its frame.
+    let body: String = (1..=3000).map(|n| format!("line {n}\n")).collect();
     host.fx.put("short.txt", &body);
     let settled = settlement(&host, "read", json!({"path": "short.txt"})).await;
     assert!(!settled.truncated() && settled.references().is_empty());
     let (text, structured) = host.settle("read", json!({"path": "short.txt"})).await;
+    assert!(
+        count(&text) <= 2000 && text.len() <= MAX_BYTES,
+        "{}",
+        count(&text)
+    );
     let (lines, hint) = page_lines(&text);
-    assert_eq!(lines.len(), 2000);
-    assert_eq!(lines[1999], (2000, "line 2000".to_owned()));
+    assert_eq!(lines.len(), 1993);
+    assert_eq!(structured["next"], json!(1994));
+    insta::assert_snapshot!(hint, @"(Showing lines 1-1993 of 3000. Use offset=1994 to continue.)");
+    // A file that fits the page's room comes back whole.
+    let body: String = (1..=1993).map(|n| format!("line {n}\n")).collect();
+    host.fx.put("fits.txt", &body);
+    let (text, structured) = host.settle("read", json!({"path": "fits.txt"})).await;
+    assert_eq!(page_lines(&text).0.len(), 1993);
     assert_eq!(structured["next"], Value::Null);
-    insta::assert_snapshot!(hint, @"(End of file - total 2000 lines)");
 }
 
 #[tokio::test]
-async fn a_page_of_50_kb_of_content_is_not_cut_again_by_settle() {
+async fn a_page_of_50_kb_is_not_cut_again_by_settle() {
     let host = Host::new();
-    // 2000 lines of 25 bytes and a newline: 52000 bytes, so the page stops at the byte budget
-    // (1969 lines, 51194 bytes of content), and its numbers add about 11 KB of frame.
+    // 2000 lines of 25 bytes and a newline: 52000 bytes, so the page stops at the byte budget,
+    // which its numbers, tags and hint count against too.
     let body: String = (1..=2000).map(|n| format!("{n:0>25}\n")).collect();
     host.fx.put("wide.txt", &body);
     let settled = settlement(&host, "read", json!({"path": "wide.txt"})).await;
     assert!(!settled.truncated() && settled.references().is_empty());
     let (text, structured) = host.settle("read", json!({"path": "wide.txt"})).await;
-    assert!(text.len() > 51_200, "{}", text.len());
+    // Full, less the reserve for the longest hint and note: within a few hundred bytes.
+    assert!(
+        text.len() <= MAX_BYTES && text.len() > MAX_BYTES - 400,
+        "{}",
+        text.len()
+    );
     let (lines, hint) = page_lines(&text);
-    let content: usize = lines.iter().map(|(_, line)| line.len() + 1).sum();
-    assert!(content <= 51_200 && content > 51_200 - 26, "{content}");
     assert_eq!(structured["next"], json!(lines.len() + 1));
-    insta::assert_snapshot!(hint, @"(Output capped at 50 KB. Showing lines 1-1969. Use offset=1970 to continue.)");
+    insta::assert_snapshot!(hint, @"(Output capped at 50 KB. Showing lines 1-1621. Use offset=1622 to continue.)");
     // A managed output's page is sized the same way.
     let reference = host.spill(&body).to_string();
     let settled = settlement(&host, "read", json!({"path": reference})).await;
     assert!(!settled.truncated() && settled.references().is_empty());
+    let (text, _) = host.settle("read", json!({"path": reference})).await;
+    assert!(text.len() <= MAX_BYTES && count(&text) <= 2000);
 }
 
 #[cfg(feature = "bash")]
 #[tokio::test]
-async fn command_output_within_the_limit_comes_through_whole_with_its_status() {
+async fn command_output_is_bounded_with_its_status_lines() {
     let host = Host::new();
-    for last in [1998, 1999, 2000] {
+    // `seq 1 1997`, two blank lines and the status line: 2000 lines, whole.
+    let settled = settlement(&host, "bash", json!({"command": "seq 1 1997"})).await;
+    assert!(!settled.truncated() && settled.references().is_empty());
+    let (text, _) = host.settle("bash", json!({"command": "seq 1 1997"})).await;
+    let expected: String = (1..=1997).map(|n| format!("{n}\n")).collect();
+    assert_eq!(text, format!("{expected}\n\nCommand exited with code 0."));
+    // One more line, or `seq 1 2000`: the whole text would be over, so it is saved and
+    // previewed within the bound, the status line kept at the end.
+    for last in [1998, 2000] {
         let command = format!("seq 1 {last}");
         let settled = settlement(&host, "bash", json!({"command": command})).await;
-        assert!(!settled.truncated(), "seq 1 {last} was cut");
-        assert!(settled.references().is_empty());
-        let (text, _) = host.settle("bash", json!({"command": command})).await;
-        let expected: String = (1..=last).map(|n| format!("{n}\n")).collect();
-        assert_eq!(text, format!("{expected}\n\nCommand exited with code 0."));
+        assert!(settled.truncated(), "seq 1 {last} was not cut");
+        assert_eq!(settled.references().len(), 1);
+        let output = settled.output().unwrap();
+        let preview = output.content[0].as_text().unwrap();
+        assert!(count(preview) <= 2000, "{}", count(preview));
+        assert!(preview.len() <= MAX_BYTES);
+        assert!(preview.contains("tool-output://"), "{preview}");
+        assert!(preview.ends_with("Command exited with code 0."));
     }
 }
 
@@ -317,4 +349,37 @@ async fn another_session_reads_a_managed_output_as_missing() {
         panic!("not an error")
     };
     insta::assert_snapshot!(message.replace(&reference, "tool-output://<id>"), @"Unable to read tool-output://<id>: managed output tool-output://<id> does not exist (it may have expired or been removed)");
+}
+
+#[cfg(feature = "search")]
+#[tokio::test]
+async fn a_paged_grep_result_is_within_the_bound() {
+    let host = Host::new();
+    let body: String = (1..=3000)
+        .map(|n| format!("match {n} {}\n", "z".repeat(20)))
+        .collect();
+    host.fx.put("hits.txt", &body);
+    let input = json!({"pattern": "match", "limit": 3000});
+    let settled = settlement(&host, "grep", input.clone()).await;
+    assert!(settled.truncated());
+    let reference = settled.references()[0].to_string();
+    let (preview, _) = host.settle("grep", input).await;
+    assert!(count(&preview) <= 2000 && preview.len() <= MAX_BYTES);
+    // Each page of the saved result, tags, numbers and hint included, is within both limits.
+    let (mut offset, mut pages) = (1u64, 0);
+    loop {
+        let settled = settlement(&host, "read", json!({"path": reference, "offset": offset})).await;
+        assert!(!settled.truncated() && settled.references().is_empty());
+        let (text, structured) = host
+            .settle("read", json!({"path": reference, "offset": offset}))
+            .await;
+        assert!(count(&text) <= 2000, "{} lines", count(&text));
+        assert!(text.len() <= MAX_BYTES, "{} bytes", text.len());
+        pages += 1;
+        match structured["next"].as_u64() {
+            Some(next) => offset = next,
+            None => break,
+        }
+    }
+    assert!(pages >= 2, "{pages}");
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use tackle_tool_core::{Content, Rendered, ToolError};
 
-use super::super::render::{frame, page_lines};
+use super::super::render::page_lines;
 use super::super::{NotebookOutput, ReadOutput};
 use super::image::{mime_name, prepare};
 use super::{ReadOptions, Span};
@@ -149,7 +149,6 @@ pub(super) fn read(
     let last = span.offset + shown - u64::from(shown > 0);
     let next = (last < total).then_some(last + 1);
     let mut out = format!("<path>{resource}</path>\n<type>notebook</type>\n<content>\n");
-    let header = out.len();
     out.push_str(&body);
     match next {
         Some(next) if last == span.offset => {
@@ -174,9 +173,6 @@ pub(super) fn read(
          its source as the file stores it: a JSON array of strings, one per line, escaped.)\n\
          </content>",
     );
-    // The cells are content; the tags and hints around them are frame.
-    let body_lines: Vec<&str> = out[header..header + body.len()].lines().collect();
-    let frame = frame(&out, body_lines.iter().copied());
     let attached = images.files.len();
     let output = ReadOutput::Notebook(NotebookOutput {
         path: resource.to_owned(),
@@ -189,7 +185,7 @@ pub(super) fn read(
     });
     let mut content = vec![Content::text(out)];
     content.extend(images.files);
-    Ok(Rendered::new(output, content).with_frame(frame))
+    Ok(Rendered::new(output, content))
 }
 
 /// The notebook, or the JSON problem and where it is (`cells[2].source: ...`).

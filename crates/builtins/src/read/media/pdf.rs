@@ -11,7 +11,7 @@ use pdf_extract::{Document, PlainTextOutput, output_doc_page};
 use tackle_output_store::MAX_INLINE_MEDIA_BYTES;
 use tackle_tool_core::{Content, Rendered, ToolError};
 
-use super::super::render::{frame, page_lines};
+use super::super::render::page_lines;
 use super::super::{PdfOutput, ReadOutput};
 use super::{ReadOptions, Span, size_text};
 
@@ -130,12 +130,6 @@ pub(super) fn read(
         );
     }
     out.push_str("\n</content>");
-    let content_lines: Vec<&str> = shown
-        .iter()
-        .filter_map(|page| page.text.as_ref().ok())
-        .flat_map(|text| text.lines())
-        .collect();
-    let frame = frame(&out, content_lines.iter().copied());
     let output = ReadOutput::Pdf(PdfOutput {
         path: resource.to_owned(),
         offset: span.offset,
@@ -154,7 +148,7 @@ pub(super) fn read(
             name: Some(resource.to_owned()),
         });
     }
-    Ok(Rendered::new(output, content).with_frame(frame))
+    Ok(Rendered::new(output, content))
 }
 
 fn load(data: &[u8]) -> Result<Document, Unreadable> {

@@ -72,13 +72,14 @@ fn offset_out_of_range() {
 #[test]
 fn byte_budget_caps_the_page() {
     let text: String = (1..=100).map(|n| format!("{n:0>9}\n")).collect();
-    // Each line counts 9 bytes and its newline; the numbers shown before it are frame.
+    // Each line counts as shown: `N: `, 9 bytes and its newline (13 bytes up to line 9, 14
+    // from line 10); 11 lines take 145 bytes, and the 12th does not fit in 13 more.
     let page = run(
         text.as_bytes(),
         PageBudget {
             offset: 1,
             max_lines: 1000,
-            max_bytes: 10 * 11 + 9,
+            max_bytes: 9 * 13 + 2 * 14 + 13,
         },
     )
     .unwrap();
@@ -115,9 +116,9 @@ fn invalid_utf8_names_its_offset() {
 }
 
 #[test]
-fn content_lengths() {
-    assert_eq!(content_len("ab"), "ab\n".len());
-    assert_eq!(content_len(""), 1);
+fn lines_count_with_their_numbers() {
+    assert_eq!(numbered_len(7, "ab"), "7: ab\n".len());
+    assert_eq!(numbered_len(1000, ""), "1000: \n".len());
 }
 
 #[test]
