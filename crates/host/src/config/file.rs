@@ -221,8 +221,8 @@ pub struct BashConfig {
 pub struct WebfetchConfig {
     /// Hosts (`docs.internal`, `*.corp.example`), addresses (`127.0.0.1`) or networks
     /// (`10.0.0.0/8`) fetched without asking besides the public internet. Other loopback and
-    /// private addresses are asked about; link-local and cloud metadata addresses are always
-    /// refused.
+    /// private addresses are asked about; link-local, cloud metadata, multicast and reserved
+    /// addresses are always refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow: Option<Vec<String>>,
     /// The timeout of a fetch that gives none, in seconds (default 30, at most 120).
