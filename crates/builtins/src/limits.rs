@@ -44,11 +44,12 @@ pub(crate) const MAX_REGEX_NESTING: u32 = 100;
 #[cfg(feature = "bash")]
 pub(crate) const MAX_COMMAND_CHARS: usize = 128 * 1024 - 1;
 
-/// A file's whole content as a model sends it: write's `content`, edit's `oldString` and
-/// `newString`, apply_patch's `patchText`. A model writes far less in one response; 16 Mi
-/// characters is twice the largest file whose change is shown as a diff (8 MiB), so no file a
-/// model could reasonably send is refused, and the call's cost stays bounded.
-pub(crate) const MAX_CONTENT_CHARS: usize = 16 * 1024 * 1024;
+/// A file's whole content as it is sent: write's `content`, edit's `oldString` and
+/// `newString`, apply_patch's `patchText`. A model writes far less in one response, but
+/// `tackle call write -` takes whole files from scripts, and a write of 200 MiB is measured to
+/// stay within 2.5 times its size in memory (docs/benchmarks.md); 256 Mi characters keeps that
+/// working while bounding what one call can hold.
+pub(crate) const MAX_CONTENT_CHARS: usize = 256 * 1024 * 1024;
 
 /// A URL to fetch: web servers commonly refuse request lines past 8 KiB.
 #[cfg(feature = "web")]

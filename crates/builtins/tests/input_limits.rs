@@ -133,7 +133,7 @@ fn every_string_and_list_a_model_sends_has_a_maximum() {
 const PATH: usize = 4096;
 const PATTERN: usize = 16 * 1024;
 const COMMAND: usize = 128 * 1024 - 1;
-const CONTENT: usize = 16 * 1024 * 1024;
+const CONTENT: usize = 256 * 1024 * 1024;
 const URL: usize = 8 * 1024;
 const TEXT: usize = 4 * 1024;
 const ITEMS: usize = 1000;
@@ -244,12 +244,10 @@ const BOUNDED: &[(&str, &str, usize, Input)] = &[
     ),
     ("websearch", "query", TEXT, |n| json!({"query": chars(n)})),
     ("skill", "name", TEXT, |n| json!({"name": chars(n)})),
-    (
-        "todowrite",
-        "todos",
-        ITEMS,
-        |n| json!({"todos": vec![json!({"content": "c", "status": "pending", "priority": "low"}); n]}),
-    ),
+    ("todowrite", "todos", ITEMS, |n| {
+        let todo = json!({"content": "c", "status": "pending", "priority": "low"});
+        json!({"todos": vec![todo; n]})
+    }),
     (
         "todowrite",
         "todos[0].content",

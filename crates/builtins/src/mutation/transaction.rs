@@ -11,7 +11,8 @@ use crate::beneath::{self, Directory, Identity, Stat, StatKind, Unchanged};
 use crate::error::Error;
 use crate::location::EntryKind;
 
-/// Exclusive access to one real file for the duration of [`FileMutation::transact`].
+/// Exclusive access to one real file for the duration of
+/// [`FileMutation::transact`](super::FileMutation::transact).
 #[derive(Debug)]
 pub struct Transaction {
     target: PathBuf,

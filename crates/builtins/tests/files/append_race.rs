@@ -46,7 +46,8 @@ const PATCH: Change = Change {
     tool: "apply_patch",
     input: |_, n| {
         json!({"patchText": format!(
-            "*** Begin Patch\n*** Update File: log.txt\n@@\n-counter: {n}\n+counter: {}\n*** End Patch",
+            "*** Begin Patch\n*** Update File: log.txt\n@@\n-counter: {n}\n+counter: {}\n\
+             *** End Patch",
             n + 1
         )})
     },
