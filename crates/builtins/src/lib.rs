@@ -29,6 +29,7 @@ mod catalog;
 pub mod diff;
 pub mod edit;
 pub mod error;
+mod limits;
 pub mod location;
 pub mod mutation;
 pub mod question;

@@ -7,6 +7,7 @@
 //! the turn ending. Cancelling the call is still a halt. There is no timeout: the user answers
 //! when they answer (QU5).
 
+use crate::limits::{MAX_ITEMS, MAX_TEXT_CHARS};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -36,8 +37,10 @@ answer\"), so do not add an \"Other\" option yourself
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct QuestionOption {
     /// Display text (1-5 words, concise).
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub label: String,
     /// Explanation of the choice.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub description: String,
 }
 
@@ -45,11 +48,13 @@ pub struct QuestionOption {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Prompt {
     /// The complete question.
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1, max = MAX_TEXT_CHARS))]
     pub question: String,
     /// A very short label for the question (max 30 characters).
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub header: String,
     /// The available choices.
+    #[schemars(length(max = MAX_ITEMS))]
     pub options: Vec<QuestionOption>,
     /// Allow selecting more than one choice.
     #[serde(default)]
@@ -61,7 +66,7 @@ pub struct Prompt {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct QuestionInput {
     /// The questions to ask.
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1, max = MAX_ITEMS))]
     pub questions: Vec<Prompt>,
 }
 

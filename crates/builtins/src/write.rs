@@ -10,6 +10,7 @@
 //! separate part; another encoding needs its one encoded copy), and a previous file above `DIFF_LIMIT` is never held in memory (its lines
 //! are counted as it streams by; the counts are then whole-file).
 
+use crate::limits::{MAX_CONTENT_CHARS, MAX_PATH_CHARS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tackle_tool_core::{Content, Context, Execute, SharedAction, Tool, ToolError};
@@ -41,8 +42,10 @@ change part of an existing file, use edit instead; read a file before overwritin
 pub struct WriteInput {
     /// The file to write (relative to the working directory, or absolute).
     #[schemars(extend("x-aliases" = ["filePath", "file_path"]))]
+    #[schemars(length(max = MAX_PATH_CHARS))]
     pub path: String,
     /// The complete new content of the file.
+    #[schemars(length(max = MAX_CONTENT_CHARS))]
     pub content: String,
 }
 

@@ -29,6 +29,13 @@ mod compat;
 mod fault;
 mod files;
 mod fuzz_regressions;
+#[cfg(all(
+    feature = "bash",
+    feature = "search",
+    feature = "apply-patch",
+    feature = "web"
+))]
+mod input_limits;
 mod interactive_support;
 mod question;
 #[cfg(feature = "search")]

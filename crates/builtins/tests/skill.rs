@@ -264,7 +264,8 @@ fn the_description_lists_the_skills() {
       "properties": {
         "name": {
           "type": "string",
-          "description": "The name of the skill, from the list of available skills."
+          "description": "The name of the skill, from the list of available skills.",
+          "maxLength": 4096
         }
       },
       "required": [

@@ -193,3 +193,38 @@ async fn a_string_field_keeps_its_text_whatever_it_looks_like() {
         );
     }
 }
+
+/// An input whose string and array have a maximum size.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Sized {
+    #[schemars(length(max = 8))]
+    name: String,
+    #[schemars(length(max = 2))]
+    tags: Option<Vec<String>>,
+}
+
+#[test]
+fn a_value_past_its_maximum_size_is_refused_by_its_size() {
+    let tool = Tool::typed(
+        "Echoes what it decoded",
+        from_fn(
+            |input: Sized, _ctx: Context| async move { Ok::<_, ToolError>(format!("{input:?}")) },
+        ),
+    )
+    .build();
+    // At the limit (counted in characters, not bytes) the input is taken.
+    let at_limit = json!({"name": "ééééé123", "tags": ["a", "b"]});
+    assert_eq!(tool.check_input(&at_limit).unwrap(), at_limit);
+    let mut seen = String::new();
+    for input in [
+        json!({"name": "ééééé1234"}),
+        json!({"name": "a", "tags": ["a", "b", "c"]}),
+        // A type mistake is still named as one.
+        json!({"name": 5}),
+    ] {
+        let message = tool.check_input(&input).unwrap_err().message;
+        seen.push_str(&format!("{input}\n{message}\n\n"));
+    }
+    insta::assert_snapshot!(seen);
+}

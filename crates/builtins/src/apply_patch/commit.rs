@@ -187,8 +187,7 @@ async fn step(mutation: &Files, change: FileChange) -> Result<Undo, Error> {
         (Some(before), Some(after)) => {
             mutation
                 .transact(&path, move |tx| {
-                    unchanged(tx.read()?.as_deref(), &before, tx.target())?;
-                    tx.write(&after)?;
+                    tx.write_if(&|current| current == before.as_slice(), &after)?;
                     Ok::<_, Error>(Undo::Rewritten {
                         path: tx.target().to_path_buf(),
                         written: after,
@@ -200,9 +199,8 @@ async fn step(mutation: &Files, change: FileChange) -> Result<Undo, Error> {
         (Some(before), None) => {
             mutation
                 .transact(&path, move |tx| {
-                    unchanged(tx.read()?.as_deref(), &before, tx.target())?;
                     let mode = tx.mode()?.unwrap_or(0o644);
-                    tx.remove()?;
+                    tx.remove_if(&|current| current == before.as_slice())?;
                     Ok::<_, Error>(Undo::Removed {
                         path: tx.target().to_path_buf(),
                         before,
@@ -216,16 +214,6 @@ async fn step(mutation: &Files, change: FileChange) -> Result<Undo, Error> {
             path,
             std::io::Error::other("nothing to write"),
         )),
-    }
-}
-
-fn unchanged(current: Option<&[u8]>, expected: &[u8], path: &Path) -> Result<(), Error> {
-    if current == Some(expected) {
-        Ok(())
-    } else {
-        Err(Error::StaleContent {
-            path: path.to_path_buf(),
-        })
     }
 }
 
@@ -284,8 +272,7 @@ async fn undo_one(mutation: &Files, undo: Undo) -> Result<(), Error> {
         } => {
             mutation
                 .transact(&path, move |tx| {
-                    unchanged(tx.read()?.as_deref(), &written, tx.target())?;
-                    tx.remove()?;
+                    tx.remove_if(&|current| current == written.as_slice())?;
                     Ok::<_, Error>(())
                 })
                 .await?;
@@ -305,8 +292,7 @@ async fn undo_one(mutation: &Files, undo: Undo) -> Result<(), Error> {
         } => {
             mutation
                 .transact(&path, move |tx| {
-                    unchanged(tx.read()?.as_deref(), &written, tx.target())?;
-                    tx.write(&before)?;
+                    tx.write_if(&|current| current == written.as_slice(), &before)?;
                     Ok::<_, Error>(())
                 })
                 .await

@@ -25,6 +25,7 @@ mod report;
 mod seek;
 mod text;
 
+use crate::limits::MAX_CONTENT_CHARS;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Read as _};
 use std::path::{Path, PathBuf};
@@ -80,6 +81,7 @@ pub struct ApplyPatchInput {
     /// The full patch text, from `*** Begin Patch` to `*** End Patch`.
     // `input` is what models trained on codex's apply_patch send.
     #[schemars(extend("x-aliases" = ["patch_text", "patch", "input"]))]
+    #[schemars(length(max = MAX_CONTENT_CHARS))]
     pub patch_text: String,
 }
 

@@ -4,6 +4,9 @@
 //! They act only on the calling session's jobs, which `bash`'s permission check already
 //! allowed, so they ask nothing; a rule can still hide them (`job_kill: deny`).
 
+use crate::limits::{
+    MAX_PATTERN_CHARS, MAX_REGEX_BYTES, MAX_REGEX_CACHE_BYTES, MAX_REGEX_NESTING, MAX_TEXT_CHARS,
+};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
@@ -255,6 +258,7 @@ fn not_found(id: &str) -> ToolError {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct JobOutputInput {
     /// The job id `bash` returned.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub id: String,
     /// Wait up to this many milliseconds for new output (or, with `filter`, a matching line)
     /// or for the job to end (default 0: return at once; at most 600000).
@@ -262,6 +266,7 @@ pub struct JobOutputInput {
     pub wait_ms: Option<u64>,
     /// A regular expression: only lines matching it are returned; the others are skipped and
     /// counted.
+    #[schemars(length(max = MAX_PATTERN_CHARS))]
     pub filter: Option<String>,
 }
 
@@ -275,9 +280,16 @@ impl Execute for JobOutputTool {
 
     async fn execute(&self, input: JobOutputInput, ctx: &Context) -> Result<JobOutput, ToolError> {
         let filter = match input.filter.as_deref() {
-            Some(pattern) => Some(regex::Regex::new(pattern).map_err(|err| {
-                ToolError::failure(format!("Invalid filter \"{pattern}\": {err}"))
-            })?),
+            Some(pattern) => Some(
+                regex::RegexBuilder::new(pattern)
+                    .size_limit(MAX_REGEX_BYTES)
+                    .dfa_size_limit(MAX_REGEX_CACHE_BYTES)
+                    .nest_limit(MAX_REGEX_NESTING)
+                    .build()
+                    .map_err(|err| {
+                        ToolError::failure(format!("Invalid filter \"{pattern}\": {err}"))
+                    })?,
+            ),
             None => None,
         };
         let wait = Duration::from_millis(input.wait_ms.unwrap_or(0).min(MAX_WAIT_MS));
@@ -301,6 +313,7 @@ impl Execute for JobOutputTool {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct JobKillInput {
     /// The job id `bash` returned.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub id: String,
 }
 

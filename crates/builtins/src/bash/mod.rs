@@ -53,6 +53,7 @@ mod tree;
 mod words;
 mod wrappers;
 
+use crate::limits::{MAX_COMMAND_CHARS, MAX_PATH_CHARS, MAX_TEXT_CHARS};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -91,15 +92,18 @@ pub const FORCE_KILL_AFTER: Duration = group::GRACE;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct BashInput {
     /// The command to execute.
+    #[schemars(length(max = MAX_COMMAND_CHARS))]
     pub command: String,
     /// The directory to run the command in, relative to the workspace directory or absolute.
     /// Defaults to the workspace directory. Use this instead of `cd <dir> && <command>`.
+    #[schemars(length(max = MAX_PATH_CHARS))]
     pub workdir: Option<String>,
     /// Optional timeout in milliseconds (default 120000, at most 600000).
     #[schemars(with = "Option<u64>", range(min = 1, max = 600_000))]
     #[schemars(extend("x-aliases" = ["timeout_ms"]))]
     pub timeout: Option<TimeoutMs>,
     /// A clear, concise description of what this command does in 5-10 words.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub description: Option<String>,
     /// Run the command as a background job (a dev server, a watcher): the call returns after
     /// its first output with a job id for job_output and job_kill. No timeout applies.

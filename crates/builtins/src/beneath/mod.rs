@@ -30,6 +30,7 @@
 //! lists these names.
 
 mod temp;
+mod unchanged;
 #[cfg(feature = "search")]
 mod walked;
 
@@ -45,6 +46,7 @@ use rustix::io::Errno;
 
 #[cfg(feature = "search")]
 pub(crate) use temp::is_temp_name;
+pub(crate) use unchanged::{Identity, Unchanged, is_changed};
 #[cfg(feature = "search")]
 pub(crate) use walked::Checked;
 

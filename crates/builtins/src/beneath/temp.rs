@@ -13,6 +13,7 @@ use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
 use super::Directory;
+use super::unchanged::{Unchanged, catch_up};
 
 /// What names a temporary file starts and ends with.
 const TEMP_PREFIX: &str = ".tackle-";
@@ -31,7 +32,10 @@ impl Directory {
     /// in this directory, synced, then moved into place. `mode` is kept when given (else
     /// `0666` minus the umask). With `replace: false` an existing `name` is an
     /// [`io::ErrorKind::AlreadyExists`] error and nothing changes. With `sweep`, the
-    /// directory is first swept of dead writers' temp files ([`Directory::sweep`]).
+    /// directory is first swept of dead writers' temp files ([`Directory::sweep`]). With
+    /// `unchanged`, `name` is replaced only while it is still the file that was read (checked
+    /// just before the rename, see `unchanged.rs`); else nothing changes and the error is one
+    /// [`is_changed`](super::is_changed) recognizes.
     pub(crate) fn write_file(
         &self,
         name: &OsStr,
@@ -39,6 +43,7 @@ impl Directory {
         mode: Option<u32>,
         replace: bool,
         sweep: bool,
+        unchanged: Option<&Unchanged<'_>>,
     ) -> io::Result<()> {
         // A writer killed between linking its temp file and renaming it (a window of
         // microseconds), or one without O_TMPFILE, left a temp file here: take it away.
@@ -46,7 +51,7 @@ impl Directory {
             self.sweep();
         }
         let placed = match self.anonymous(parts, mode)? {
-            Some(temp) => match self.place(&temp, name, replace) {
+            Some(temp) => match self.place(&temp, name, replace, unchanged) {
                 // No way to link an anonymous file here (no /proc, no privilege).
                 Err(err)
                     if matches!(
@@ -56,11 +61,11 @@ impl Directory {
                             | io::ErrorKind::Unsupported
                     ) =>
                 {
-                    self.named(name, parts, mode, replace)
+                    self.named(name, parts, mode, replace, unchanged)
                 }
                 placed => placed,
             },
-            None => self.named(name, parts, mode, replace),
+            None => self.named(name, parts, mode, replace, unchanged),
         };
         placed?;
         self.sync();
@@ -96,11 +101,20 @@ impl Directory {
         not(any(target_os = "linux", target_os = "android")),
         expect(unused_variables, clippy::unused_self)
     )]
-    fn place(&self, temp: &File, name: &OsStr, replace: bool) -> io::Result<()> {
+    fn place(
+        &self,
+        temp: &File,
+        name: &OsStr,
+        replace: bool,
+        unchanged: Option<&Unchanged<'_>>,
+    ) -> io::Result<()> {
         // Where nothing is there yet, the file is linked straight to its name: no temp name.
-        match link_anonymous(temp, &self.fd, name) {
-            Err(err) if replace && err.kind() == io::ErrorKind::AlreadyExists => {}
-            other => return other,
+        // (A file that must be unchanged must be there.)
+        if unchanged.is_none() {
+            match link_anonymous(temp, &self.fd, name) {
+                Err(err) if replace && err.kind() == io::ErrorKind::AlreadyExists => {}
+                other => return other,
+            }
         }
         let temp_name = loop {
             let candidate = temp_name();
@@ -110,7 +124,7 @@ impl Directory {
                 Err(err) => return Err(err),
             }
         };
-        self.rename_over(&temp_name, name)
+        self.rename_over_unchanged(&temp_name, name, unchanged, temp)
     }
 
     /// The fallback without `O_TMPFILE`: a named temp file, locked while it exists.
@@ -120,6 +134,7 @@ impl Directory {
         parts: &[&[u8]],
         mode: Option<u32>,
         replace: bool,
+        unchanged: Option<&Unchanged<'_>>,
     ) -> io::Result<()> {
         let (temp_name, mut file) = loop {
             let candidate = temp_name();
@@ -134,7 +149,7 @@ impl Directory {
         let filled = file.lock().and_then(|()| fill(&mut file, parts, mode));
         let placed = filled.and_then(|()| {
             if replace {
-                self.rename_over(&temp_name, name)
+                self.rename_over_unchanged(&temp_name, name, unchanged, &file)
             } else {
                 // A hard link fails on an existing name; the temp name is removed either way.
                 let linked =
@@ -148,6 +163,35 @@ impl Directory {
             let _ = rustix::fs::unlinkat(&self.fd, &temp_name, AtFlags::empty());
         }
         placed
+    }
+
+    /// Renames `temp_name` (the file `temp`) over `name`, when `unchanged` is given only while
+    /// `name` is still the file that was read, and then appends to `temp` what reached the
+    /// replaced file meanwhile; the temp name is removed either way.
+    fn rename_over_unchanged(
+        &self,
+        temp_name: &OsStr,
+        name: &OsStr,
+        unchanged: Option<&Unchanged<'_>>,
+        temp: &File,
+    ) -> io::Result<()> {
+        let Some(unchanged) = unchanged else {
+            return self.rename_over(temp_name, name);
+        };
+        let checked = self
+            .check_unchanged(name, unchanged)
+            .and_then(|(status, old)| self.still(name, status).map(|()| (status, old)));
+        match checked {
+            Ok((status, old)) => {
+                self.rename_over(temp_name, name)?;
+                catch_up(&old, status, temp);
+                Ok(())
+            }
+            Err(err) => {
+                let _ = rustix::fs::unlinkat(&self.fd, temp_name, AtFlags::empty());
+                Err(err)
+            }
+        }
     }
 
     fn rename_over(&self, temp_name: &OsStr, name: &OsStr) -> io::Result<()> {
@@ -265,7 +309,7 @@ mod tests {
         }
         let opened = Directory::open(&root).unwrap();
         opened
-            .write_file(OsStr::new("f.txt"), &[b"new"], None, true, true)
+            .write_file(OsStr::new("f.txt"), &[b"new"], None, true, true, None)
             .unwrap();
         assert!(!dead.exists(), "a dead writer's temp file stays");
         assert!(live.exists(), "a live writer's temp file was taken");

@@ -19,6 +19,7 @@ mod ladder;
 mod needle;
 mod report;
 
+use crate::limits::{MAX_CONTENT_CHARS, MAX_PATH_CHARS};
 use std::ops::Not;
 use std::path::Path;
 
@@ -53,12 +54,15 @@ exist yet (or fills an empty one) with newString; to replace all of a file, use 
 pub struct EditInput {
     /// The file to change (relative to the working directory, or absolute).
     #[schemars(extend("x-aliases" = ["filePath", "file_path"]))]
+    #[schemars(length(max = MAX_PATH_CHARS))]
     pub path: String,
     /// The text to replace.
     #[schemars(extend("x-aliases" = ["old_string"]))]
+    #[schemars(length(max = MAX_CONTENT_CHARS))]
     pub old_string: String,
     /// The text to put in its place (must differ from oldString).
     #[schemars(extend("x-aliases" = ["new_string"]))]
+    #[schemars(length(max = MAX_CONTENT_CHARS))]
     pub new_string: String,
     /// Replace every occurrence of oldString instead of exactly one.
     #[schemars(extend("x-aliases" = ["replace_all"]))]

@@ -16,6 +16,7 @@ mod output;
 mod page;
 mod render;
 
+use crate::limits::MAX_PATH_CHARS;
 use std::num::NonZeroU64;
 
 use schemars::JsonSchema;
@@ -67,6 +68,7 @@ read.";
 pub struct ReadInput {
     /// The file or directory to read (relative or absolute), or a tool-output:// reference.
     #[schemars(extend("x-aliases" = ["filePath", "file_path"]))]
+    #[schemars(length(max = MAX_PATH_CHARS))]
     pub path: String,
     /// The line (or directory entry, PDF page, notebook cell) to start from, 1-based (0 reads
     /// from the start too, as the reference CLI does).

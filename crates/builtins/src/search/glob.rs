@@ -1,6 +1,7 @@
 //! The `glob` tool (reference GL1–GL5 with the legacy V1 ordering): files whose path matches a
 //! glob, newest first.
 
+use crate::limits::{MAX_PATH_CHARS, MAX_PATTERN_CHARS};
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
@@ -34,9 +35,11 @@ absolute paths, most recently modified first. Use grep to search file contents."
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GlobInput {
     /// The glob pattern to match file paths against.
+    #[schemars(length(max = MAX_PATTERN_CHARS))]
     pub pattern: String,
     /// The directory to search in, relative to the working directory or absolute. Defaults to
     /// the working directory.
+    #[schemars(length(max = MAX_PATH_CHARS))]
     pub path: Option<String>,
     /// The maximum number of files to return (default 100).
     pub limit: Option<NonZeroUsize>,

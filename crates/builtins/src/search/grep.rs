@@ -1,6 +1,7 @@
 //! The `grep` tool (reference GR1–GR7 with the legacy V1 text): lines matching a regex, files
 //! newest first, long lines clamped with a column marker.
 
+use crate::limits::{MAX_PATH_CHARS, MAX_PATTERN_CHARS};
 use std::num::NonZeroUsize;
 
 use grep_regex::RegexMatcher;
@@ -42,12 +43,15 @@ pub const MAX_CONTEXT_LINES: u32 = 1000;
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GrepInput {
     /// The regular expression to search for.
+    #[schemars(length(max = MAX_PATTERN_CHARS))]
     pub pattern: String,
     /// The directory or file to search, relative to the working directory or absolute.
     /// Defaults to the working directory.
+    #[schemars(length(max = MAX_PATH_CHARS))]
     pub path: Option<String>,
     /// Only search files whose path matches this glob (e.g. `*.rs`).
     #[schemars(extend("x-aliases" = ["glob"]))]
+    #[schemars(length(max = MAX_PATTERN_CHARS))]
     pub include: Option<String>,
     /// The maximum number of results to return (default 100): matches in `content` mode,
     /// files in the other modes.

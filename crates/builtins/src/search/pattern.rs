@@ -9,8 +9,10 @@
 use std::path::Path;
 
 use globset::{GlobBuilder, GlobMatcher};
-use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_regex::{ErrorKind, RegexMatcher, RegexMatcherBuilder};
 use tackle_tool_core::ToolFailure;
+
+use crate::limits::{MAX_REGEX_BYTES, MAX_REGEX_CACHE_BYTES, MAX_REGEX_NESTING};
 
 /// A compiled glob, matched against paths relative to the search root.
 #[derive(Debug, Clone)]
@@ -161,25 +163,36 @@ pub(crate) fn regex(pattern: &str, options: RegexOptions) -> Result<RegexMatcher
     builder
         .multi_line(true)
         .case_insensitive(options.ignore_case)
-        .fixed_strings(options.literal);
+        .fixed_strings(options.literal)
+        .size_limit(MAX_REGEX_BYTES)
+        .dfa_size_limit(MAX_REGEX_CACHE_BYTES)
+        .nest_limit(MAX_REGEX_NESTING);
     if options.multiline {
         builder.dot_matches_new_line(true);
     } else {
         builder.line_terminator(Some(b'\n'));
     }
     builder.build(pattern).map_err(|err| {
-        // grep-regex reports syntax errors against its own wrapped pattern (`(?:...)`);
-        // the parser's own report points into the pattern the model wrote.
-        let detail = match regex_syntax::Parser::new().parse(pattern) {
-            Err(syntax) if !options.literal => syntax.to_string(),
+        let detail = match err.kind() {
             // What parses but is refused is a pattern that can match a line break.
-            _ if !options.multiline => {
-                format!("{err}; set `multiline` to match across lines")
-            }
+            ErrorKind::NotAllowed(_) => format!("{err}; set `multiline` to match across lines"),
+            // grep-regex reports syntax errors against its own wrapped pattern (`(?:...)`);
+            // the parser's own report points into the pattern the model wrote.
+            _ if !options.literal => match syntax_parser().parse(pattern) {
+                Err(syntax) => syntax.to_string(),
+                Ok(_) => err.to_string(),
+            },
             _ => err.to_string(),
         };
         ToolFailure::new(format!("Invalid regex pattern {pattern:?}: {detail}"))
     })
+}
+
+/// The parser grep's matcher uses, with the same nesting limit, to report syntax errors.
+fn syntax_parser() -> regex_syntax::Parser {
+    regex_syntax::ParserBuilder::new()
+        .nest_limit(MAX_REGEX_NESTING)
+        .build()
 }
 
 #[cfg(test)]

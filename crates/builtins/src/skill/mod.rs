@@ -6,6 +6,7 @@
 
 mod discover;
 
+use crate::limits::MAX_TEXT_CHARS;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -39,6 +40,7 @@ paths in the skill are relative to it) and a sample of its files.";
 pub struct SkillInput {
     /// The name of the skill, from the list of available skills.
     #[schemars(extend("x-aliases" = ["skill"]))]
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub name: String,
 }
 

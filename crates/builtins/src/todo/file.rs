@@ -94,7 +94,7 @@ impl TodoFiles {
         let bytes = serde_json::to_vec_pretty(&stored)
             .map_err(|err| write(io::Error::new(io::ErrorKind::InvalidData, err)))?;
         let name = file_name(session_id);
-        dir.write_file(OsStr::new(&name), &[&bytes], Some(0o600), true, true)
+        dir.write_file(OsStr::new(&name), &[&bytes], Some(0o600), true, true, None)
             .map_err(|err| Error::io("write", directory.join(&name), err))
     }
 

@@ -9,6 +9,7 @@
 
 mod file;
 
+use crate::limits::{MAX_ITEMS, MAX_TEXT_CHARS};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;
@@ -73,6 +74,7 @@ pub enum TodoPriority {
 #[schemars(extend("x-ignored" = ["id", "activeForm"]))]
 pub struct Todo {
     /// Brief description of the task.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub content: String,
     /// Current status of the task: pending, in_progress, completed, cancelled.
     pub status: TodoStatus,
@@ -84,6 +86,7 @@ pub struct Todo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TodoList {
     /// The updated todo list.
+    #[schemars(length(max = MAX_ITEMS))]
     pub todos: Vec<Todo>,
 }
 

@@ -7,6 +7,7 @@
 //! notice (never a failure), and the whole fetch, body and conversion included, runs under the
 //! timeout.
 
+use crate::limits::MAX_URL_CHARS;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -119,6 +120,7 @@ impl From<TimeoutSeconds> for u64 {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct FetchInput {
     /// The URL to fetch content from.
+    #[schemars(length(max = MAX_URL_CHARS))]
     pub url: String,
     /// The format to return the content in (markdown, text or html). Defaults to markdown.
     #[serde(default)]

@@ -1,5 +1,6 @@
 //! Location, file mutation and the read, edit and write leaves.
 
+mod append_race;
 mod composition;
 mod concurrency;
 mod crash;

@@ -32,6 +32,10 @@ pub(crate) fn check(
     mut rewrite: Option<&mut bool>,
 ) {
     if !admitted(value, node) {
+        if let Some(message) = too_large(value, node) {
+            problems.push(Problem::at(path, message));
+            return;
+        }
         let hint = match (value, &node.choices) {
             (Value::String(sent), Some(choices)) => {
                 near(sent, choices.iter().filter_map(|c| c.as_str()))
@@ -83,6 +87,17 @@ fn admitted(value: &Value, node: &Node) -> bool {
         });
     }
     node.kinds.is_none_or(|kinds| kinds.admits(value)) && node.limits.admit(value)
+}
+
+/// The size problem of a value of an admitted type that is past its schema's maximum.
+fn too_large(value: &Value, node: &Node) -> Option<String> {
+    if node.choices.is_some() || node.alternatives.is_some() {
+        return None;
+    }
+    node.kinds
+        .is_none_or(|kinds| kinds.admits(value))
+        .then(|| node.limits.too_large(value))
+        .flatten()
 }
 
 fn object(

@@ -256,6 +256,20 @@ impl Limits {
     }
 }
 
+impl Limits {
+    /// What is wrong with `value`'s size when it is past a maximum, in words of its own:
+    /// "expected a string" would not tell a model that its string was too long.
+    pub(crate) fn too_large(&self, value: &Value) -> Option<String> {
+        let (size, max, unit) = match value {
+            Value::String(text) => (text.chars().count(), self.max_length?, "characters"),
+            Value::Array(items) => (items.len(), self.max_items?, "items"),
+            _ => return None,
+        };
+        (size as u64 > max)
+            .then(|| format!("too long: {size} {unit}, and at most {max} are accepted"))
+    }
+}
+
 fn both((min, max): (Option<f64>, Option<f64>)) -> (Option<Bound>, Option<Bound>) {
     (min.map(Bound::new), max.map(Bound::new))
 }

@@ -6,6 +6,7 @@
 
 mod providers;
 
+use crate::limits::MAX_TEXT_CHARS;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -109,6 +110,7 @@ bounded!(ContextCharacters, MAX_CONTEXT_CHARACTERS, "context size");
 #[serde(rename_all = "camelCase")]
 pub struct SearchInput {
     /// Web search query.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub query: String,
     /// Number of search results to return (default: 8, at most 20).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -14,26 +14,31 @@
 //!   across processes by an advisory lock on the parent directory), and run on a blocking thread
 //!   that finishes even when the awaiting future is dropped. A caller may hold the locks of
 //!   several files across a read-modify-write (`FileMutation::lock_all`, apply_patch).
-//! - Staleness is decided by content ([`ContentHash`] of the bytes), never by timestamps.
+//! - Staleness is decided by content ([`ContentHash`] of the bytes), never by timestamps. A
+//!   read-modify-write (edit, apply_patch) replaces the file only while it is still the file
+//!   its transaction first read, with the bytes it decided on: checked through the opened
+//!   parent directory just before the rename, so an append by another process meanwhile fails
+//!   the write ([`Error::StaleContent`]) instead of being lost. A write that lands between
+//!   that last check and the rename (microseconds) is still lost; see `beneath/unchanged.rs`.
 
 use std::collections::HashMap;
-use std::ffi::OsStr;
-use std::fs::File;
 use std::hash::{DefaultHasher, Hasher};
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use tokio::sync::OwnedMutexGuard;
 
-use crate::beneath::{self, Directory, Stat, StatKind};
 use crate::blocking::blocking;
 use crate::error::Error;
-use crate::location::{EntryKind, real_path};
+use crate::location::real_path;
 use crate::text;
 
 pub use crate::text::BOM;
+pub use transaction::Transaction;
+
+mod transaction;
 
 /// A content fingerprint: length plus a 64-bit hash of the bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -309,231 +314,6 @@ where
             Err(Error::io("finish a write to", shown, io::Error::other(stopped)).into())
         }
     }
-}
-
-/// Exclusive access to one real file for the duration of [`FileMutation::transact`].
-#[derive(Debug)]
-pub struct Transaction {
-    target: PathBuf,
-    // Held for the advisory cross-process lock; released when the transaction ends.
-    _directory_lock: Option<File>,
-    sweeps: Sweeps,
-}
-
-impl Transaction {
-    fn open(target: PathBuf, sweeps: Sweeps) -> Result<Self, Error> {
-        let directory_lock = lock_directory(&target);
-        Ok(Self {
-            target,
-            _directory_lock: directory_lock,
-            sweeps,
-        })
-    }
-
-    /// The real (canonical) file this transaction changes.
-    pub fn target(&self) -> &Path {
-        &self.target
-    }
-
-    /// The current bytes, or `None` when there is no file.
-    pub fn read(&self) -> Result<Option<Vec<u8>>, Error> {
-        let Some((mut file, len)) = self.open_existing()? else {
-            return Ok(None);
-        };
-        let mut bytes = Vec::new();
-        // One allocation of the right size; a file that grows meanwhile still reads whole.
-        bytes.reserve_exact(usize::try_from(len).unwrap_or(0));
-        file.read_to_end(&mut bytes)
-            .map_err(|err| self.io("read", err))?;
-        Ok(Some(bytes))
-    }
-
-    /// The existing regular file, opened for reading at exactly the target path, and its size;
-    /// `None` when there is none.
-    pub(crate) fn open_existing(&self) -> Result<Option<(File, u64)>, Error> {
-        let file = match beneath::open_file(&self.target) {
-            Ok(file) => file,
-            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(self.io("open", err)),
-        };
-        let meta = file.metadata().map_err(|err| self.io("stat", err))?;
-        match EntryKind::of(meta.file_type()) {
-            EntryKind::Directory => Err(Error::IsDirectory {
-                path: self.target.clone(),
-            }),
-            EntryKind::Other => Err(Error::NotAFile {
-                path: self.target.clone(),
-            }),
-            EntryKind::File => Ok(Some((file, meta.len()))),
-        }
-    }
-
-    /// Atomically replaces the file with `bytes` (creating it and its parents if needed).
-    pub fn write(&mut self, bytes: &[u8]) -> Result<Written, Error> {
-        self.write_parts(&[bytes])
-    }
-
-    /// [`Transaction::write`] of the concatenation of `parts`, which is never built in memory.
-    pub(crate) fn write_parts(&mut self, parts: &[&[u8]]) -> Result<Written, Error> {
-        let (directory, name) = self.parent(true)?;
-        let existing = self.writable(directory.stat(name).map_err(|err| self.io("stat", err))?)?;
-        let existed = existing.is_some();
-        let mode = existing.map(|stat| stat.mode);
-        directory
-            .write_file(name, parts, mode, true, self.sweep_due())
-            .map_err(|err| self.io("write", err))?;
-        Ok(self.written(Operation::Write, existed))
-    }
-
-    /// Like [`Transaction::write`], but fails with [`Error::TargetExists`] if the file exists;
-    /// the check and the creation are one atomic step.
-    pub fn create(&mut self, bytes: &[u8]) -> Result<Written, Error> {
-        let (directory, name) = self.parent(true)?;
-        match directory.write_file(name, &[bytes], None, false, self.sweep_due()) {
-            Ok(()) => Ok(self.written(Operation::Write, false)),
-            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(Error::TargetExists {
-                path: self.target.clone(),
-            }),
-            Err(err) => Err(self.io("create", err)),
-        }
-    }
-
-    /// Writes only if the current bytes still hash to `expected`; else [`Error::StaleContent`].
-    pub fn write_if_unchanged(
-        &mut self,
-        expected: ContentHash,
-        bytes: &[u8],
-    ) -> Result<Written, Error> {
-        let current = self.read()?.ok_or_else(|| Error::StaleContent {
-            path: self.target.clone(),
-        })?;
-        if ContentHash::of(&current) != expected {
-            return Err(Error::StaleContent {
-                path: self.target.clone(),
-            });
-        }
-        self.write(bytes)
-    }
-
-    /// Removes the file; `existed: false` when there was none.
-    pub fn remove(&mut self) -> Result<Written, Error> {
-        let (directory, name) = match self.parent(false) {
-            Ok(found) => found,
-            Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
-                return Ok(self.written(Operation::Remove, false));
-            }
-            Err(err) => return Err(err),
-        };
-        match directory.stat(name).map_err(|err| self.io("stat", err))? {
-            None => Ok(self.written(Operation::Remove, false)),
-            Some(Stat {
-                kind: StatKind::Directory,
-                ..
-            }) => Err(Error::IsDirectory {
-                path: self.target.clone(),
-            }),
-            Some(_) => {
-                directory
-                    .remove_file(name)
-                    .map_err(|err| self.io("remove", err))?;
-                Ok(self.written(Operation::Remove, true))
-            }
-        }
-    }
-
-    #[cfg(feature = "apply-patch")]
-    /// The permission bits of the existing file (for a restore), or `None` when there is none.
-    pub(crate) fn mode(&self) -> Result<Option<u32>, Error> {
-        let (directory, name) = match self.parent(false) {
-            Ok(found) => found,
-            Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
-                return Ok(None);
-            }
-            Err(err) => return Err(err),
-        };
-        let stat = directory.stat(name).map_err(|err| self.io("stat", err))?;
-        Ok(stat.map(|stat| stat.mode))
-    }
-
-    #[cfg(feature = "apply-patch")]
-    /// Restores a removed file: creates it with `bytes` and exactly `mode`.
-    pub(crate) fn restore(&mut self, bytes: &[u8], mode: u32) -> Result<Written, Error> {
-        let (directory, name) = self.parent(true)?;
-        match directory.write_file(name, &[bytes], Some(mode), false, self.sweep_due()) {
-            Ok(()) => Ok(self.written(Operation::Write, false)),
-            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(Error::TargetExists {
-                path: self.target.clone(),
-            }),
-            Err(err) => Err(self.io("create", err)),
-        }
-    }
-
-    fn written(&self, operation: Operation, existed: bool) -> Written {
-        Written {
-            operation,
-            target: self.target.clone(),
-            existed,
-        }
-    }
-
-    /// Whether this write should first sweep its directory of dead writers' temp files.
-    fn sweep_due(&self) -> bool {
-        self.target
-            .parent()
-            .is_some_and(|directory| self.sweeps.due(directory))
-    }
-
-    fn io(&self, op: &'static str, err: io::Error) -> Error {
-        Error::io(op, &self.target, err)
-    }
-
-    /// The target's parent directory, opened exactly (created with its missing ancestors when
-    /// `create`), and the target's name in it.
-    fn parent(&self, create: bool) -> Result<(Directory, &OsStr), Error> {
-        let (Some(parent), Some(name)) = (self.target.parent(), self.target.file_name()) else {
-            return Err(Error::IsDirectory {
-                path: self.target.clone(),
-            });
-        };
-        let opened = if create {
-            Directory::create_all(parent).map(|(directory, _)| directory)
-        } else {
-            Directory::open(parent)
-        };
-        let directory = opened.map_err(|err| Error::io("open directory", parent, err))?;
-        Ok((directory, name))
-    }
-
-    /// An existing regular, writable target's status; `None` when there is none.
-    fn writable(&self, stat: Option<Stat>) -> Result<Option<Stat>, Error> {
-        let Some(stat) = stat else {
-            return Ok(None);
-        };
-        match stat.kind {
-            StatKind::Directory => Err(Error::IsDirectory {
-                path: self.target.clone(),
-            }),
-            // The real path named a file when it was resolved; a link there now was swapped in.
-            StatKind::Symlink => Err(self.io("open", beneath::raced())),
-            StatKind::Other => Err(Error::NotAFile {
-                path: self.target.clone(),
-            }),
-            StatKind::File if stat.mode & 0o222 == 0 => Err(Error::ReadOnly {
-                path: self.target.clone(),
-            }),
-            StatKind::File => Ok(Some(stat)),
-        }
-    }
-}
-
-/// An advisory lock on the nearest existing ancestor directory, so that another process using
-/// this crate waits its turn. Best effort: where it cannot be taken, in-process locking remains.
-fn lock_directory(target: &Path) -> Option<File> {
-    target
-        .ancestors()
-        .skip(1)
-        .find_map(|dir| Directory::open(dir).ok())?
-        .lock()
 }
 
 #[cfg(test)]
