@@ -230,6 +230,14 @@ const SUITE: &[(&str, &[&str], &[&str], Decision)] = &[
     ),
 ];
 
+/// Options whose shell is `/bin/echo`: a call that is allowed prints its command instead of
+/// running it, so the permission decision is seen without side effects.
+fn echo_shell() -> BashOptions {
+    let mut value = BashOptions::default();
+    value.shell = Some("/bin/echo".into());
+    value
+}
+
 fn fill(text: &str, home: &Path, parent: &Path) -> String {
     text.replace("{home}", &home.display().to_string())
         .replace("{parent}", &parent.display().to_string())
@@ -247,8 +255,7 @@ async fn the_bypass_suite() {
         ],
         reply: reject_bash,
         options: {
-            let mut value = BashOptions::default();
-            value.shell = Some("/bin/echo".into());
+            let mut value = echo_shell();
             value.env = Some(vec![("HOME".into(), home.clone().into())]);
             value
         },
@@ -359,11 +366,7 @@ async fn an_always_reply_saves_the_patterns_and_later_calls_pass() {
     }
     let bash = Setup {
         reply: always,
-        options: {
-            let mut value = BashOptions::default();
-            value.shell = Some("/bin/echo".into());
-            value
-        },
+        options: echo_shell(),
         ..Setup::default()
     }
     .build();
@@ -430,11 +433,7 @@ async fn unresolved_parts_ask_even_when_every_command_is_allowed() {
             rule("bash", "eval *", Effect::Deny),
         ],
         reply: reject_bash,
-        options: {
-            let mut value = BashOptions::default();
-            value.shell = Some("/bin/echo".into());
-            value
-        },
+        options: echo_shell(),
         ..Setup::default()
     }
     .build();
@@ -544,11 +543,7 @@ async fn a_word_an_ask_rule_names_anywhere_in_the_line_asks() {
             rule("bash", "curl *", Effect::Ask),
         ],
         reply: reject_bash,
-        options: {
-            let mut value = BashOptions::default();
-            value.shell = Some("/bin/echo".into());
-            value
-        },
+        options: echo_shell(),
         ..Setup::default()
     }
     .build();
