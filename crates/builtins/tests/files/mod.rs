@@ -12,6 +12,8 @@ mod protected;
 mod race;
 mod read;
 #[cfg(feature = "media")]
+mod read_hostile;
+#[cfg(feature = "media")]
 mod read_media;
 mod support;
 #[cfg(feature = "apply-patch")]
