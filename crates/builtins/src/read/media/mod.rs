@@ -15,6 +15,7 @@ mod job;
 mod notebook;
 mod pdf;
 mod pdf_limits;
+mod pdf_streams;
 mod worker;
 
 use std::sync::Arc;
