@@ -241,6 +241,32 @@ async fn decompression_bombs_are_refused() {
     insta::assert_snapshot!(message, @"PDF could not be read: once.pdf (page 1 would decompress to more than 64.0 MiB)");
 }
 
+/// A page whose font's ToUnicode map inflates to `mib` MiB of zeros.
+fn font_bomb(mib: u32) -> Vec<u8> {
+    page_pdf(|doc| {
+        let map = doc.add_object(Stream::new(
+            dictionary! { "Filter" => "FlateDecode" },
+            zlib_zeros(mib),
+        ));
+        let font = doc.add_object(dictionary! {
+            "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+            "ToUnicode" => map,
+        });
+        let content = doc.add_object(Stream::new(
+            dictionary! {},
+            b"BT /F1 12 Tf 72 720 Td (a) Tj ET".to_vec(),
+        ));
+        let resources = dictionary! { "Font" => dictionary! { "F1" => font } };
+        (vec![content], resources)
+    })
+}
+
+#[tokio::test]
+async fn a_font_that_inflates_past_the_cap_is_refused() {
+    let message = refused_everywhere("font.pdf", &font_bomb(1024)).await;
+    insta::assert_snapshot!(message, @"PDF could not be read: font.pdf (the fonts and colour spaces of page 1 would decompress to more than 128.0 MiB)");
+}
+
 #[tokio::test]
 async fn a_refused_page_after_readable_ones_ends_the_page_before_it() {
     // Page 1 reads; page 2 draws itself: page 1 is shown and the next read names page 2.

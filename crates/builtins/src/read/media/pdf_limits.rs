@@ -10,7 +10,8 @@
 //! multiplies a form's cost by how often it is drawn, so such a page is refused before the
 //! extractor sees it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
 use pdf_extract::{Dictionary, Document, Object, ObjectId, Stream};
 
@@ -27,6 +28,9 @@ pub(crate) const MAX_OPERATIONS: u64 = 2_000_000;
 /// Bytes of content the extractor may decompress for one call, forms counted each time drawn
 /// (it inflates them anew each time): a text page takes kilobytes, a dense drawing megabytes.
 pub(crate) const MAX_CONTENT_BYTES: u64 = 64 * 1024 * 1024;
+/// Bytes the streams a page's resources hold (embedded fonts, their maps, colour profiles) may
+/// decompress to for one call, each counted once: a large embedded CJK font is some 20 MiB.
+pub(crate) const MAX_RESOURCE_BYTES: u64 = 128 * 1024 * 1024;
 
 /// Why a page is refused, in the words the model reads after the file's name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +43,8 @@ pub(crate) enum Refusal {
     TooManyOperations { page: u32 },
     /// More than [`MAX_CONTENT_BYTES`] decompressed, forms expanded.
     TooLarge { page: u32 },
+    /// Resource streams past [`MAX_RESOURCE_BYTES`] decompressed.
+    ResourcesTooLarge { page: u32 },
 }
 
 impl std::fmt::Display for Refusal {
@@ -57,6 +63,11 @@ impl std::fmt::Display for Refusal {
                 f,
                 "page {page} would decompress to more than {}",
                 size_text(MAX_CONTENT_BYTES)
+            ),
+            Self::ResourcesTooLarge { page } => write!(
+                f,
+                "the fonts and colour spaces of page {page} would decompress to more than {}",
+                size_text(MAX_RESOURCE_BYTES)
             ),
         }
     }
@@ -85,6 +96,9 @@ pub(crate) struct PageCheck<'a> {
     spent: Cost,
     /// A stream's cost, by the stream and the resources its names resolve in.
     known: HashMap<(ObjectId, usize), Cost>,
+    /// Objects reached from resources so far, each measured once.
+    measured: HashSet<ObjectId>,
+    resource_bytes: u64,
 }
 
 impl<'a> PageCheck<'a> {
@@ -93,19 +107,23 @@ impl<'a> PageCheck<'a> {
             doc,
             spent: Cost::default(),
             known: HashMap::new(),
+            measured: HashSet::new(),
+            resource_bytes: 0,
         }
     }
 
     /// Checks page `number` (whose object is `page_id`) and counts it against the call.
     pub(crate) fn check(&mut self, number: u32, page_id: ObjectId) -> Result<(), Refusal> {
-        let empty = Dictionary::new();
-        let resources = inherited_resources(self.doc, page_id).unwrap_or(&empty);
+        // A page without resources resolves no names: one empty dictionary serves every call.
+        static EMPTY: LazyLock<Dictionary> = LazyLock::new(Dictionary::new);
+        let resources = inherited_resources(self.doc, page_id).unwrap_or(&EMPTY);
         let mut walk = Walk {
             doc: self.doc,
             page: number,
             drawing: Vec::new(),
             known: &mut self.known,
             spent: self.spent,
+            resources: vec![resources],
         };
         // A stream listed twice in /Contents is decompressed twice.
         for id in self.doc.get_page_contents(page_id) {
@@ -116,8 +134,49 @@ impl<'a> PageCheck<'a> {
             walk.spend(cost)?;
         }
         self.spent = walk.spent;
+        let used = std::mem::take(&mut walk.resources);
+        for resources in used {
+            self.measure(number, resources)?;
+        }
         Ok(())
     }
+
+    /// Counts the streams reachable from `resources` (but its forms and images, which the
+    /// walk counts as drawn) against [`MAX_RESOURCE_BYTES`], each once per call: the extractor
+    /// decompresses fonts, their maps and colour profiles when it meets them.
+    fn measure(&mut self, page: u32, resources: &'a Dictionary) -> Result<(), Refusal> {
+        let mut pending: Vec<&'a Object> = resources
+            .iter()
+            .filter(|(key, _)| key.as_slice() != b"XObject")
+            .map(|(_, value)| value)
+            .collect();
+        while let Some(object) = pending.pop() {
+            match object {
+                Object::Reference(id) if self.measured.insert(*id) => {
+                    pending.extend(self.doc.get_object(*id).ok());
+                }
+                Object::Array(items) => pending.extend(items),
+                Object::Dictionary(dict) => pending.extend(values(dict)),
+                Object::Stream(stream) => {
+                    let left = MAX_RESOURCE_BYTES.saturating_sub(self.resource_bytes);
+                    let size = contents(stream, left)
+                        .ok_or(Refusal::ResourcesTooLarge { page })?
+                        .len() as u64;
+                    self.resource_bytes += size;
+                    pending.extend(values(&stream.dict));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A dictionary's values, but the way back up the page tree.
+fn values(dict: &Dictionary) -> impl Iterator<Item = &Object> {
+    dict.iter()
+        .filter(|(key, _)| key.as_slice() != b"Parent")
+        .map(|(_, value)| value)
 }
 
 struct Walk<'a, 'k> {
@@ -128,6 +187,8 @@ struct Walk<'a, 'k> {
     known: &'k mut HashMap<(ObjectId, usize), Cost>,
     /// The call's cost so far; each stream's cost is checked against what is left.
     spent: Cost,
+    /// The resource dictionaries names were resolved in, to be measured after the walk.
+    resources: Vec<&'a Dictionary>,
 }
 
 impl<'a> Walk<'a, '_> {
@@ -185,6 +246,13 @@ impl<'a> Walk<'a, '_> {
                 continue;
             };
             let child_resources = own_resources(self.doc, &child.dict).unwrap_or(resources);
+            if !self
+                .resources
+                .iter()
+                .any(|seen| std::ptr::eq(*seen, child_resources))
+            {
+                self.resources.push(child_resources);
+            }
             let drawn = self.expand(child_id, child, child_resources, depth + 1)?;
             cost = cost.add(drawn);
             self.within(self.spent.add(cost))?;
