@@ -52,6 +52,13 @@ const OPTIONS: &[TargetOptions] = &[
         max_len: 65_536,
         timeout_seconds: 20,
     },
+    // Room for the hostile seeds (a stream listed 2,000 times is 16 KiB); the limits keep one
+    // input well under a second.
+    TargetOptions {
+        name: "pdf_text",
+        max_len: 65_536,
+        timeout_seconds: 20,
+    },
     TargetOptions {
         name: "apply_patch",
         max_len: 16_384,

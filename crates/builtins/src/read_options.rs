@@ -1,7 +1,10 @@
 //! How `read` treats images and PDFs (the `media` feature): a host's setting, so it sits
 //! beside the services the leaves are built from rather than inside `read`.
 
+use std::ffi::OsString;
 use std::num::NonZeroU32;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use tackle_output_store::MAX_INLINE_MEDIA_BYTES;
 
@@ -54,6 +57,52 @@ impl Default for ImageBound {
     }
 }
 
+/// How long decoding one image, PDF or notebook may take by default
+/// ([`ReadOptions::with_decode_timeout`]): a page of a real PDF takes milliseconds to a second.
+pub const DECODE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The program `read` runs to decode images, PDFs and notebooks out of the host's process: a
+/// program that calls [`media_worker_main`](crate::read::media_worker_main) with these
+/// arguments (the `tackle` binary: itself, with a hidden subcommand).
+///
+/// With a worker, a hostile file that gets past the decoders' limits (an abort, a stack
+/// overflow, memory or time without end) ends that worker, never the host: it runs with a
+/// limited address space, processor time and stack, and is killed at the deadline or when the
+/// call is cancelled. Without one ([`LocationServices::with_media_worker`] never called),
+/// decoding runs on a thread of the host with a large stack, under the same limits inside the
+/// decoders; a decoder that aborts or overflows that stack still ends the host, and a decode
+/// past its deadline returns the timeout to the model but runs on until it ends.
+///
+/// [`LocationServices::with_media_worker`]: crate::LocationServices::with_media_worker
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MediaWorker {
+    program: PathBuf,
+    args: Vec<OsString>,
+}
+
+impl MediaWorker {
+    /// Runs `program` (an absolute path: it is never looked up in `PATH`) with `args`.
+    pub fn new(
+        program: impl Into<PathBuf>,
+        args: impl IntoIterator<Item = impl Into<OsString>>,
+    ) -> Self {
+        Self {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// The program run.
+    pub fn program(&self) -> &std::path::Path {
+        &self.program
+    }
+
+    /// Its arguments.
+    pub fn args(&self) -> &[OsString] {
+        &self.args
+    }
+}
+
 /// How `read` treats images and PDFs, set by the host from its configuration and what the
 /// model takes ([`LocationServices::with_read`](crate::LocationServices::with_read)). The default: images within
 /// [`ImageBound::default`], sent to the model; PDFs as their text only.
@@ -62,6 +111,7 @@ pub struct ReadOptions {
     image_bound: ImageBound,
     image_input: bool,
     pdf_attachment: bool,
+    decode_timeout: Duration,
 }
 
 impl Default for ReadOptions {
@@ -70,6 +120,7 @@ impl Default for ReadOptions {
             image_bound: ImageBound::default(),
             image_input: true,
             pdf_attachment: false,
+            decode_timeout: DECODE_TIMEOUT,
         }
     }
 }
@@ -101,6 +152,19 @@ impl ReadOptions {
     pub fn with_pdf_attachment(mut self) -> Self {
         self.pdf_attachment = true;
         self
+    }
+
+    /// Gives decoding one file at most `timeout` (default [`DECODE_TIMEOUT`]); past it the
+    /// worker is killed and the model reads that the file took too long.
+    #[must_use]
+    pub fn with_decode_timeout(mut self, timeout: Duration) -> Self {
+        self.decode_timeout = timeout;
+        self
+    }
+
+    /// How long decoding one file may take.
+    pub fn decode_timeout(&self) -> Duration {
+        self.decode_timeout
     }
 
     /// The bound images are sent within.

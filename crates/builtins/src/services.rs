@@ -49,6 +49,8 @@ pub struct LocationServices {
     pub(crate) web: crate::web::WebServices,
     #[cfg(feature = "media")]
     pub(crate) read: crate::read_options::ReadOptions,
+    #[cfg(feature = "media")]
+    pub(crate) media_worker: Option<Arc<crate::read_options::MediaWorker>>,
 }
 
 impl fmt::Debug for LocationServices {
@@ -90,6 +92,8 @@ impl LocationServices {
             web: crate::web::WebServices::default(),
             #[cfg(feature = "media")]
             read: crate::read_options::ReadOptions::default(),
+            #[cfg(feature = "media")]
+            media_worker: None,
         }
     }
 
@@ -160,6 +164,16 @@ impl LocationServices {
     #[must_use]
     pub fn with_read(mut self, read: crate::read_options::ReadOptions) -> Self {
         self.read = read;
+        self
+    }
+
+    /// Decodes images, PDFs and notebooks in `worker`, a process of its own, so a hostile file
+    /// cannot take the host down (see [`MediaWorker`](crate::read::MediaWorker) for what holds
+    /// without one).
+    #[cfg(feature = "media")]
+    #[must_use]
+    pub fn with_media_worker(mut self, worker: crate::read_options::MediaWorker) -> Self {
+        self.media_worker = Some(Arc::new(worker));
         self
     }
 

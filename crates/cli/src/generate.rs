@@ -18,7 +18,16 @@ pub(crate) const VERSION: &str = env!("TACKLE_VERSION");
 
 /// `tackle completions <shell>`: the completion script on standard output.
 pub(crate) fn completions(shell: clap_complete::Shell) -> Result<ExitCode, CliError> {
-    let mut command = Cli::command();
+    // The shells' generators complete hidden subcommands too: they are left out here, so
+    // what tackle runs for itself (the media worker) is never offered to a person.
+    let full = Cli::command();
+    let mut command = clap::Command::new("tackle")
+        .args(full.get_arguments().cloned())
+        .subcommands(
+            full.get_subcommands()
+                .filter(|subcommand| !subcommand.is_hide_set())
+                .cloned(),
+        );
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, "tackle", &mut script);
     write(&script)

@@ -193,6 +193,23 @@ enum Command {
     /// Print every builtin's definition and permission action as JSON (for docs/tools.md).
     #[command(hide = true)]
     Reference,
+    /// Decode one image, PDF or notebook for `read`, request on stdin, reply on stdout: the
+    /// worker process tackle starts itself, never a command for people.
+    #[command(hide = true)]
+    MediaWorker,
+}
+
+/// The subcommand tackle starts itself as to decode media ([`Command::MediaWorker`]).
+const MEDIA_WORKER_COMMAND: &str = "media-worker";
+
+/// This program as `read`'s media worker: its own path (never looked up in `PATH`) and the
+/// hidden subcommand. `None` when the path is unknown: decoding then stays in-process.
+pub(crate) fn media_worker() -> Option<tackle_builtins::read::MediaWorker> {
+    let program = std::env::current_exe().ok()?;
+    Some(tackle_builtins::read::MediaWorker::new(
+        program,
+        [MEDIA_WORKER_COMMAND],
+    ))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -222,6 +239,10 @@ fn main() -> ExitCode {
         eprintln!("tackle: warning: cannot protect this process from its commands: {err}");
     }
     let cli = Cli::parse();
+    // The worker's stdout is its reply and nothing else: no logging, no runtime.
+    if matches!(cli.command, Command::MediaWorker) {
+        return tackle_builtins::read::media_worker_main();
+    }
     logging::init(cli.verbose);
     // One call, or one listing, per process: worker threads would cost more to start than
     // they could save. Blocking work still runs on tokio's blocking pool.
@@ -286,6 +307,8 @@ fn main() -> ExitCode {
             Command::Completions { shell } => generate::completions(shell),
             Command::Man => generate::man(),
             Command::Reference => generate::reference(),
+            // Served above, before the runtime.
+            Command::MediaWorker => Ok(tackle_builtins::read::media_worker_main()),
         }
     });
     match outcome {

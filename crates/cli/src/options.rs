@@ -55,6 +55,9 @@ impl HostArgs {
         // The host makes the Location canonical (once).
         let dir = self.dir.clone().unwrap_or_else(|| PathBuf::from("."));
         let mut builder = Host::builder(dir).env(Environment::from_process());
+        if let Some(worker) = crate::media_worker() {
+            builder = builder.media_worker(worker);
+        }
         if let Some(dir) = data_dir {
             builder = builder.data_dir(dir);
         }

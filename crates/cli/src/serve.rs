@@ -88,6 +88,9 @@ pub(crate) async fn run(args: &ServeArgs, data_dir: Option<&Path>) -> Result<Exi
             .file_mutation(files.clone())
             .jobs(sessions_jobs.clone())
             .asker(asker);
+        if let Some(worker) = crate::media_worker() {
+            builder = builder.media_worker(worker);
+        }
         if let Some(dir) = &data_dir {
             builder = builder.data_dir(dir);
         }

@@ -355,3 +355,50 @@ fn a_one_shot_call_refuses_a_background_job_and_runs_nothing() {
         .code(1)
         .stdout("Unknown tool: job_list\n");
 }
+
+/// A 1×1 RGBA PNG.
+const TINY_PNG: [u8; 70] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x64, 0x60, 0xf8, 0x5f,
+    0x0f, 0x00, 0x02, 0x87, 0x01, 0x80, 0xeb, 0x47, 0xba, 0x92, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+#[test]
+fn an_image_is_decoded_by_the_binary_as_its_own_worker() {
+    let ws = Workspace::new();
+    std::fs::write(ws.dir.path().join("dot.png"), TINY_PNG).unwrap();
+    let out = ws
+        .tackle(&["call", "read", r#"{"path":"dot.png"}"#, "--json"])
+        .assert()
+        .code(0);
+    let settlement: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(
+        settlement["output"]["structured"]["width"], 1,
+        "{settlement}"
+    );
+}
+
+#[test]
+fn the_media_worker_subcommand_is_hidden_and_answers_only_its_protocol() {
+    // A request it cannot read: it says nothing on stdout and stderr and exits 2.
+    tackle()
+        .arg("media-worker")
+        .write_stdin("not a request")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr("");
+    let help = tackle().arg("--help").assert().success();
+    let help = String::from_utf8(help.get_output().stdout.clone()).unwrap();
+    assert!(!help.contains("media-worker"), "{help}");
+    for shell in ["bash", "zsh", "fish"] {
+        let out = tackle().args(["completions", shell]).assert().success();
+        let script = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(!script.contains("media-worker"), "{shell}");
+    }
+    let man = tackle().arg("man").assert().success();
+    let man = String::from_utf8(man.get_output().stdout.clone()).unwrap();
+    assert!(!man.contains("media-worker") && !man.contains("media\\-worker"));
+}

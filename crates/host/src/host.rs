@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::Value;
 use tackle_builtins::bash::JobStore;
 use tackle_builtins::question::QuestionService;
+use tackle_builtins::read::MediaWorker;
 use tackle_builtins::todo::TodoStore;
 use tackle_builtins::{FileMutation, Location, LocationServices};
 use tackle_mcp_client::{Options as McpOptions, ServerStatus, Servers};
@@ -41,6 +42,7 @@ pub struct HostBuilder {
     files: Option<FileMutation>,
     todos: Option<TodoStore>,
     jobs: Option<JobStore>,
+    media_worker: Option<MediaWorker>,
     only: Option<String>,
     plugins: Vec<Plugins>,
     own_plugins: Vec<Arc<dyn Plugin>>,
@@ -138,6 +140,14 @@ impl HostBuilder {
         self
     }
 
+    /// Decodes the images, PDFs and notebooks `read` opens in `worker`, a process of its own,
+    /// so a hostile file cannot take this process down (default: in-process, under the
+    /// decoders' limits only; see [`MediaWorker`]).
+    pub fn media_worker(mut self, worker: MediaWorker) -> Self {
+        self.media_worker = Some(worker);
+        self
+    }
+
     /// Builds only the builtin `name` (a one-shot call): the other builtins are not built at
     /// all. A name that is not a builtin's exact name builds every builtin, so the registry can
     /// settle it case-insensitively (`Read` settles `read`).
@@ -216,6 +226,9 @@ impl HostBuilder {
         services = services.with_todos(todos);
         if let Some(jobs) = self.jobs {
             services = services.with_jobs(jobs);
+        }
+        if let Some(worker) = self.media_worker {
+            services = services.with_media_worker(worker);
         }
         let (tools, one_builtin) = match self.only.as_deref() {
             Some(name) => match tackle_builtins::builtin_tool(&services, name) {
@@ -344,6 +357,7 @@ impl Host {
             files: None,
             todos: None,
             jobs: None,
+            media_worker: None,
             only: None,
             plugins: Vec::new(),
             own_plugins: Vec::new(),

@@ -27,7 +27,14 @@ use tackle_tool_core::{
 };
 
 #[cfg(feature = "media")]
-pub use crate::read_options::{ImageBound, MIN_IMAGE_BYTES, ReadOptions};
+pub use crate::read_options::{
+    DECODE_TIMEOUT, ImageBound, MIN_IMAGE_BYTES, MediaWorker, ReadOptions,
+};
+#[cfg(feature = "media")]
+#[doc(hidden)]
+pub use media::extract_pdf_text;
+#[cfg(feature = "media")]
+pub use media::media_worker_main;
 pub use output::{
     Entry, ImageOutput, ImageSize, ListPageOutput, NotebookOutput, PdfOutput, ReadOutput,
     TextPageOutput,
@@ -147,16 +154,31 @@ impl Execute for Read {
         // it to the blocking pool and back (two thread wake-ups), and no more than the path
         // resolution above. Anything else goes to the pool.
         if resolved.kind == Some(EntryKind::File) {
-            let here =
-                read_text_or_media(&self.services, &resolved, offset, limit, &ctx.budget, true);
-            if let Some(rendered) = here.transpose() {
-                return rendered;
+            let here = read_text_or_media(&resolved, offset, limit, &ctx.budget, true)?;
+            if let Some(Step::Done(rendered)) = here {
+                return Ok(rendered);
             }
         }
         let services = self.services.clone();
         let budget = ctx.budget;
-        blocking(move || read_resolved(&services, &resolved, offset, limit, &budget)).await?
+        let file = resolved.clone();
+        let step =
+            blocking(move || read_resolved(&services, &file, offset, limit, &budget)).await??;
+        match step {
+            Step::Done(rendered) => Ok(rendered),
+            Step::Media { mime, data } => {
+                let span = (offset, limit);
+                read_media(&self.services, &resolved, mime, data, span, ctx).await
+            }
+        }
     }
+}
+
+/// What reading a file gave: a result, or media still to decode (off the blocking pool: the
+/// decode has a deadline and may be cancelled).
+enum Step {
+    Done(Rendered<ReadOutput>),
+    Media { mime: &'static str, data: Vec<u8> },
 }
 
 impl Read {
@@ -199,7 +221,7 @@ fn read_resolved(
     offset: u64,
     limit: u64,
     budget: &Budget,
-) -> Result<Rendered<ReadOutput>, ToolError> {
+) -> Result<Step, ToolError> {
     let resource = &resolved.resource;
     match resolved.kind {
         None => Err(ToolError::failure(not_found(resolved))),
@@ -225,7 +247,7 @@ fn read_resolved(
                 listing.total,
                 listing.next,
             );
-            Ok(Rendered::text(
+            Ok(Step::Done(Rendered::text(
                 ReadOutput::ListPage(ListPageOutput {
                     path: resource.clone(),
                     entries: listing.entries,
@@ -235,26 +257,24 @@ fn read_resolved(
                     next: listing.next,
                 }),
                 text,
-            ))
+            )))
         }
-        Some(EntryKind::File) => {
-            read_text_or_media(services, resolved, offset, limit, budget, false)?.ok_or_else(|| {
+        Some(EntryKind::File) => read_text_or_media(resolved, offset, limit, budget, false)?
+            .ok_or_else(|| {
                 Defect::new("a full read stopped as if it were limited to small text").into()
-            })
-        }
+            }),
     }
 }
 
 /// The page or media of the file; with `small_text_only`, `None` when it is not a small UTF-8
 /// text (see [`read_file`]).
 fn read_text_or_media(
-    services: &LocationServices,
     resolved: &Resolved,
     offset: u64,
     limit: u64,
     budget: &Budget,
     small_text_only: bool,
-) -> Result<Option<Rendered<ReadOutput>>, ToolError> {
+) -> Result<Option<Step>, ToolError> {
     let resource = &resolved.resource;
     // The page's frame is taken from the budget before its lines are.
     let room = render::line_room(resource, budget);
@@ -293,9 +313,7 @@ fn read_text_or_media(
         }))
     })?;
     match read {
-        FileRead::Media { mime, data } => {
-            read_media(services, resolved, mime, data, offset, limit, budget).map(Some)
-        }
+        FileRead::Media { mime, data } => Ok(Some(Step::Media { mime, data })),
         FileRead::Page {
             page,
             encoding,
@@ -326,7 +344,7 @@ fn read_text_or_media(
                 .into_iter()
                 .collect();
             let text = render::text_page(resource, page.offset, page.lines.iter(), hint, &notes);
-            Ok(Some(Rendered::text(
+            Ok(Some(Step::Done(Rendered::text(
                 ReadOutput::TextPage(TextPageOutput {
                     path: resource.clone(),
                     mime,
@@ -341,7 +359,7 @@ fn read_text_or_media(
                     clamped_lines: page.clamped,
                 }),
                 text,
-            )))
+            ))))
         }
     }
 }
@@ -354,14 +372,13 @@ const MEDIA_FRAME_BYTES: usize = 512;
 
 /// An image, PDF or notebook (only sniffed as such with the `media` feature).
 #[cfg(feature = "media")]
-fn read_media(
+async fn read_media(
     services: &LocationServices,
     resolved: &Resolved,
     mime: &'static str,
     data: Vec<u8>,
-    offset: u64,
-    limit: u64,
-    budget: &Budget,
+    (offset, limit): (u64, u64),
+    ctx: &Context,
 ) -> Result<Rendered<ReadOutput>, ToolError> {
     // A PDF's or notebook's page counts its text against the budget (and its lines against
     // what `page_lines` leaves); its tags, hint and notes are taken from the bytes first.
@@ -371,22 +388,32 @@ fn read_media(
         offset,
         limit,
         budget: Budget::new(
-            budget.max_lines,
-            budget.max_bytes.saturating_sub(frame).max(1),
+            ctx.budget.max_lines,
+            ctx.budget.max_bytes.saturating_sub(frame).max(1),
         ),
     };
-    media::read(&services.read, resolved, mime, data, span)
+    let worker = services.media_worker.as_deref();
+    let resource = &resolved.resource;
+    media::read(
+        &services.read,
+        worker,
+        resource,
+        mime,
+        data,
+        span,
+        &ctx.cancel,
+    )
+    .await
 }
 
 #[cfg(not(feature = "media"))]
-fn read_media(
+async fn read_media(
     _: &LocationServices,
     resolved: &Resolved,
     _: &'static str,
     _: Vec<u8>,
-    _: u64,
-    _: u64,
-    _: &Budget,
+    _: (u64, u64),
+    _: &Context,
 ) -> Result<Rendered<ReadOutput>, ToolError> {
     Err(ToolError::failure(format!(
         "Cannot read binary file: {}",

@@ -96,7 +96,7 @@ pub struct ImageOutput {
 }
 
 /// An image's format and size.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageSize {
     /// Its media type.

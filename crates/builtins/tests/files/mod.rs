@@ -14,6 +14,8 @@ mod race;
 mod read;
 mod read_bound;
 #[cfg(feature = "media")]
+mod read_hostile;
+#[cfg(feature = "media")]
 mod read_media;
 mod support;
 #[cfg(feature = "apply-patch")]

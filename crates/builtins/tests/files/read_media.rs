@@ -43,6 +43,14 @@ fn photo(width: u32, height: u32) -> RgbImage {
     })
 }
 
+/// A screenshot-like PNG of `width` × `height` pixels.
+pub(super) fn png(width: u32, height: u32) -> Vec<u8> {
+    encoded(
+        &DynamicImage::ImageRgb8(flat(width, height)),
+        ImageFormat::Png,
+    )
+}
+
 fn encoded(image: &DynamicImage, format: ImageFormat) -> Vec<u8> {
     let mut out = Cursor::new(Vec::new());
     image.write_to(&mut out, format).unwrap();
@@ -364,7 +372,7 @@ async fn a_notebook_with_a_byte_order_mark_is_read() {
 
 /// A PDF of `pages` (each a list of lines; an empty list is a page without text) written by
 /// a PDF library, optionally encrypted with the user password `password`.
-fn pdf(pages: &[&[&str]], password: Option<&str>) -> Vec<u8> {
+pub(super) fn pdf(pages: &[&[&str]], password: Option<&str>) -> Vec<u8> {
     let mut doc = Document::with_version("1.5");
     let pages_id = doc.new_object_id();
     let font = doc.add_object(dictionary! {
@@ -496,7 +504,7 @@ async fn image_only_encrypted_and_broken_pdfs_say_so() {
     insta::assert_snapshot!(fx.failure("read", json!({"path": "broken.pdf"})).await);
 }
 
-fn notebook() -> Value {
+pub(super) fn notebook() -> Value {
     let png = encoded(&DynamicImage::ImageRgb8(flat(120, 80)), ImageFormat::Png);
     let png = base64::engine::general_purpose::STANDARD.encode(png);
     json!({

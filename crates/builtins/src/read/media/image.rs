@@ -11,10 +11,11 @@ use image::codecs::jpeg::JpegEncoder;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::metadata::Orientation;
 use image::{AnimationDecoder, DynamicImage, ImageDecoder, ImageFormat, ImageReader};
+use serde::{Deserialize, Serialize};
 use tackle_tool_core::{Content, Rendered, ToolError};
 
 use super::super::{ImageOutput, ImageSize, ReadOutput};
-use super::{ImageBound, ReadOptions, size_text};
+use super::{ImageBound, size_text};
 
 /// The most memory an image may take decoded (a 100-megapixel RGBA photo fits); past it the
 /// image is refused as undecodable rather than risking the host's memory.
@@ -29,11 +30,13 @@ const JPEG_QUALITIES: [u8; 4] = [80, 70, 55, 40];
 const JPEG_MUCH_SMALLER: usize = 4;
 
 /// An image as it will be sent.
+#[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct Prepared {
     /// The file as it is.
     pub(crate) original: ImageSize,
     /// The media type, bytes and size sent.
     pub(crate) sent: ImageSize,
+    #[serde(with = "super::job::base64_bytes")]
     pub(crate) data: Vec<u8>,
     /// What was done to it, for the model (empty: sent as it is).
     pub(crate) changes: Vec<String>,
@@ -42,8 +45,8 @@ pub(crate) struct Prepared {
 }
 
 /// Decodes `data` and makes it fit `bound`; the error is why it could not be decoded.
-pub(crate) fn prepare(data: Vec<u8>, bound: &ImageBound) -> Result<Prepared, String> {
-    let reader = ImageReader::new(Cursor::new(data.as_slice()))
+pub(crate) fn prepare(data: &[u8], bound: &ImageBound) -> Result<Prepared, String> {
+    let reader = ImageReader::new(Cursor::new(data))
         .with_guessed_format()
         .map_err(|err| err.to_string())?;
     let format = reader
@@ -82,7 +85,7 @@ pub(crate) fn prepare(data: Vec<u8>, bound: &ImageBound) -> Result<Prepared, Str
         width,
         height,
     };
-    let first_frame_only = format == ImageFormat::Gif && has_second_frame(&data);
+    let first_frame_only = format == ImageFormat::Gif && has_second_frame(data);
     let accepted = matches!(
         format,
         ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Gif | ImageFormat::WebP
@@ -95,12 +98,11 @@ pub(crate) fn prepare(data: Vec<u8>, bound: &ImageBound) -> Result<Prepared, Str
         return Ok(Prepared {
             original,
             sent,
-            data,
+            data: data.to_vec(),
             changes: Vec::new(),
             first_frame_only,
         });
     }
-    drop(data);
 
     let mut changes = Vec::new();
     if first_frame_only {
@@ -202,35 +204,41 @@ pub(crate) fn mime_name(mime: &str) -> &'static str {
     ImageFormat::from_mime_type(mime).map_or("image", format_name)
 }
 
-/// The model content and structured output of the image file `data` at `resource`.
-pub(super) fn read(
-    options: &ReadOptions,
+/// `Image could not be decoded: <resource> (<why>)`.
+pub(crate) fn undecodable(resource: &str, why: &str) -> ToolError {
+    ToolError::failure(format!("Image could not be decoded: {resource} ({why})"))
+}
+
+/// The model's note on an image not sent (the model takes no images), from its header.
+pub(super) fn render_described(
     resource: &str,
-    data: Vec<u8>,
+    described: Result<ImageSize, String>,
 ) -> Result<Rendered<ReadOutput>, ToolError> {
-    let undecodable = |reason: String| {
-        ToolError::failure(format!("Image could not be decoded: {resource} ({reason})"))
+    let size = described.map_err(|why| undecodable(resource, &why))?;
+    let text = format!(
+        "Image not shown: images cannot be sent to this model. {resource} is a {} image of \
+         {}x{} px ({}).",
+        mime_name(&size.mime),
+        size.width,
+        size.height,
+        size_text(size.bytes)
+    );
+    let output = ImageOutput {
+        path: resource.to_owned(),
+        attached: false,
+        original: None,
+        first_frame_only: false,
+        sent: size,
     };
-    if !options.image_input() {
-        let size = describe(&data).map_err(undecodable)?;
-        let text = format!(
-            "Image not shown: images cannot be sent to this model. {resource} is a {} image of \
-             {}x{} px ({}).",
-            mime_name(&size.mime),
-            size.width,
-            size.height,
-            size_text(size.bytes)
-        );
-        let output = ImageOutput {
-            path: resource.to_owned(),
-            attached: false,
-            original: None,
-            first_frame_only: false,
-            sent: size,
-        };
-        return Ok(Rendered::text(ReadOutput::Image(output), text));
-    }
-    let prepared = prepare(data, &options.image_bound()).map_err(undecodable)?;
+    Ok(Rendered::text(ReadOutput::Image(output), text))
+}
+
+/// The model content and structured output of the image at `resource`, as prepared.
+pub(super) fn render(
+    resource: &str,
+    prepared: Result<Prepared, String>,
+) -> Result<Rendered<ReadOutput>, ToolError> {
+    let prepared = prepared.map_err(|why| undecodable(resource, &why))?;
     let text = sent_text(&prepared);
     let changed = !prepared.changes.is_empty();
     let content = vec![

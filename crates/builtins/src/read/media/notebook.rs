@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 
 use base64::Engine as _;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tackle_tool_core::{Content, Rendered, ToolError};
+use tackle_tool_core::{Content, Rendered};
 
 use super::super::render::page_lines;
 use super::super::{NotebookOutput, ReadOutput};
@@ -95,27 +95,73 @@ enum Output {
 struct Images<'a> {
     options: &'a ReadOptions,
     resource: &'a str,
-    files: Vec<Content>,
+    files: Vec<Attached>,
     bytes: usize,
 }
 
-pub(super) fn read(
+/// One page of a notebook as the worker sends it back: the model text, the
+/// structured output's counts and the images attached.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct NotebookPage {
+    path: String,
+    text: String,
+    offset: u64,
+    cells: usize,
+    total_cells: u64,
+    next: Option<u64>,
+    images: Vec<Attached>,
+}
+
+/// An image output attached after the text.
+#[derive(Debug, Serialize, Deserialize)]
+struct Attached {
+    mime: String,
+    #[serde(with = "super::job::base64_bytes")]
+    data: Vec<u8>,
+    name: String,
+}
+
+/// `Notebook could not be parsed: <resource>: <why>`.
+pub(crate) fn unparsable(resource: &str, why: &str) -> String {
+    format!("Notebook could not be parsed: {resource}: {why}")
+}
+
+impl NotebookPage {
+    /// The result the model reads.
+    pub(crate) fn render(self) -> Rendered<ReadOutput> {
+        let output = ReadOutput::Notebook(NotebookOutput {
+            path: self.path,
+            offset: self.offset,
+            cells: self.cells,
+            total_cells: self.total_cells,
+            truncated: self.next.is_some(),
+            next: self.next,
+            images: self.images.len(),
+        });
+        let mut content = vec![Content::text(self.text)];
+        content.extend(self.images.into_iter().map(|image| Content::File {
+            mime: image.mime,
+            data: image.data,
+            name: Some(image.name),
+        }));
+        Rendered::new(output, content)
+    }
+}
+
+/// A page of the notebook `data` at `resource`, or the whole message of why there is none.
+pub(crate) fn page(
     options: &ReadOptions,
     resource: &str,
     data: &[u8],
     span: Span,
-) -> Result<Rendered<ReadOutput>, ToolError> {
-    let notebook = parse(data).map_err(|problem| {
-        ToolError::failure(format!(
-            "Notebook could not be parsed: {resource}: {problem}"
-        ))
-    })?;
+) -> Result<NotebookPage, String> {
+    let notebook = parse(data).map_err(|problem| unparsable(resource, &problem))?;
     let total = notebook.cells.len() as u64;
     if span.offset > total.max(1) {
-        return Err(ToolError::failure(format!(
+        return Err(format!(
             "Offset {} is out of range for this file ({total} cells)",
             span.offset
-        )));
+        ));
     }
     let max_lines = page_lines(&span.budget);
     let mut images = Images {
@@ -173,19 +219,15 @@ pub(super) fn read(
          its source as the file stores it: a JSON array of strings, one per line, escaped.)\n\
          </content>",
     );
-    let attached = images.files.len();
-    let output = ReadOutput::Notebook(NotebookOutput {
+    Ok(NotebookPage {
         path: resource.to_owned(),
+        text: out,
         offset: span.offset,
         cells: usize::try_from(shown).unwrap_or(usize::MAX),
         total_cells: total,
-        truncated: next.is_some(),
         next,
-        images: attached,
-    });
-    let mut content = vec![Content::text(out)];
-    content.extend(images.files);
-    Ok(Rendered::new(output, content))
+        images: images.files,
+    })
 }
 
 /// The notebook, or the JSON problem and where it is (`cells[2].source: ...`).
@@ -287,13 +329,13 @@ impl Images<'_> {
                     this cell alone (offset, limit=1) to see it"
                 .to_owned();
         }
-        match prepare(bytes, &bound) {
+        match prepare(&bytes, &bound) {
             Ok(prepared) if self.bytes + prepared.data.len() <= bound.max_bytes() => {
                 self.bytes += prepared.data.len();
-                self.files.push(Content::File {
+                self.files.push(Attached {
                     mime: prepared.sent.mime.clone(),
                     data: prepared.data,
-                    name: Some(format!("{} ({label})", self.resource)),
+                    name: format!("{} ({label})", self.resource),
                 });
                 format!(
                     "attached as image {} ({}x{} px)",

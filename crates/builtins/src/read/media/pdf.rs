@@ -2,59 +2,97 @@
 //! the host asks for it.
 //!
 //! The extractor is third-party code that may panic on a malformed file; a panic is caught
-//! and becomes a message the model reads, never a crash of the host.
+//! and becomes a message the model reads, never a crash of the host. It recurses, inflates
+//! and loops without limits of its own, so each page is measured first ([`PageCheck`]).
+//! [`extract`] is the decoding (in the worker); [`render`] formats what it found.
 
 use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use pdf_extract::{Document, PlainTextOutput, output_doc_page};
+use pdf_extract::{Document, ObjectId, PlainTextOutput, output_doc_page};
+use serde::{Deserialize, Serialize};
 use tackle_output_store::MAX_INLINE_MEDIA_BYTES;
 use tackle_tool_core::{Content, Rendered, ToolError};
 
 use super::super::render::page_lines;
 use super::super::{PdfOutput, ReadOutput};
+use super::pdf_limits::PageCheck;
 use super::{ReadOptions, Span, size_text};
 
-/// Why a PDF's text cannot be read.
-enum Unreadable {
+/// `PDF could not be read: <resource> (<why>)`: the one form of every reason a PDF's text
+/// cannot be had, the extractor's, a limit's or the worker's.
+pub(crate) fn unreadable(resource: &str, why: &str) -> ToolError {
+    ToolError::failure(format!("PDF could not be read: {resource} ({why})"))
+}
+
+/// A PDF's text as extraction found it: what the worker sends back (or the in-process
+/// extraction returns), formatted by [`render`].
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum PdfText {
+    /// It needs a password.
     Encrypted,
+    /// It cannot be read; why, in plain words.
     Broken(String),
+    /// The span starts after the last page.
+    OutOfRange { total: u64 },
+    /// The pages shown, in order, out of `total`.
+    Pages { total: u64, pages: Vec<PageText> },
+}
+
+/// Which pages to extract: from `offset` (1-based), `limit` at most, and no more once the
+/// text passes `max_lines` or `max_bytes` (the first page is always extracted).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub(crate) struct PdfPages {
+    pub(crate) offset: u64,
+    pub(crate) limit: u64,
+    pub(crate) max_lines: usize,
+    pub(crate) max_bytes: usize,
+}
+
+impl PdfPages {
+    pub(crate) fn of(span: Span) -> Self {
+        Self {
+            offset: span.offset,
+            limit: span.limit,
+            max_lines: page_lines(&span.budget),
+            max_bytes: span.budget.max_bytes,
+        }
+    }
 }
 
 /// One page's text, or why it has none.
-struct PageText {
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct PageText {
     number: u64,
     text: Result<String, String>,
 }
 
-pub(super) fn read(
-    options: &ReadOptions,
-    resource: &str,
-    data: Vec<u8>,
-    span: Span,
-) -> Result<Rendered<ReadOutput>, ToolError> {
-    let doc = load(&data).map_err(|why| match why {
-        Unreadable::Encrypted => ToolError::failure(format!(
-            "PDF is encrypted: {resource}. It needs a password, so its text cannot be read."
-        )),
-        Unreadable::Broken(reason) => {
-            ToolError::failure(format!("PDF could not be read: {resource} ({reason})"))
-        }
-    })?;
-    let pages: Vec<u32> = doc.get_pages().keys().copied().collect();
+/// Extracts the text of the pages `want` asks for; a page whose cost is past a limit of
+/// [`pdf_limits`](super::pdf_limits) is never handed to the extractor.
+pub(crate) fn extract(data: &[u8], want: PdfPages) -> PdfText {
+    let doc = match load(data) {
+        Ok(doc) => doc,
+        Err(Unreadable::Encrypted) => return PdfText::Encrypted,
+        Err(Unreadable::Broken(reason)) => return PdfText::Broken(reason),
+    };
+    let pages: Vec<(u32, ObjectId)> = doc.get_pages().into_iter().collect();
     let total = pages.len() as u64;
-    if span.offset > total.max(1) {
-        return Err(ToolError::failure(format!(
-            "Offset {} is out of range for this file ({total} pages)",
-            span.offset
-        )));
+    if want.offset > total.max(1) {
+        return PdfText::OutOfRange { total };
     }
-    let max_lines = page_lines(&span.budget);
+    let mut check = PageCheck::new(&doc);
     let (mut lines, mut bytes) = (0usize, 0usize);
     let mut shown: Vec<PageText> = Vec::new();
-    let first = usize::try_from(span.offset - 1).unwrap_or(usize::MAX);
-    for (index, number) in pages.iter().enumerate().skip(first) {
-        if shown.len() as u64 >= span.limit {
+    let first = usize::try_from(want.offset - 1).unwrap_or(usize::MAX);
+    for (index, (number, id)) in pages.iter().enumerate().skip(first) {
+        if shown.len() as u64 >= want.limit {
+            break;
+        }
+        if let Err(refusal) = check.check(*number, *id) {
+            // The pages before it are shown; the next read starts at it and says why.
+            if shown.is_empty() {
+                return PdfText::Broken(refusal.to_string());
+            }
             break;
         }
         let text = page_text(&doc, *number);
@@ -64,7 +102,7 @@ pub(super) fn read(
         };
         // The first page is always shown: settle's bound keeps what does not fit.
         if !shown.is_empty()
-            && (lines + page_lines > max_lines || bytes + page_bytes > span.budget.max_bytes)
+            && (lines + page_lines > want.max_lines || bytes + page_bytes > want.max_bytes)
         {
             break;
         }
@@ -75,6 +113,51 @@ pub(super) fn read(
             text,
         });
     }
+    PdfText::Pages {
+        total,
+        pages: shown,
+    }
+}
+
+/// The text of `pages`, one after the other (the fuzz target's view of an extraction).
+pub(crate) fn joined(pages: &[PageText]) -> String {
+    pages
+        .iter()
+        .filter_map(|page| page.text.as_ref().ok())
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Why a PDF's text cannot be read.
+enum Unreadable {
+    Encrypted,
+    Broken(String),
+}
+
+/// The model's text of `extracted`, read from the PDF file `data` at `resource`.
+pub(super) fn render(
+    options: &ReadOptions,
+    resource: &str,
+    data: Vec<u8>,
+    span: Span,
+    extracted: PdfText,
+) -> Result<Rendered<ReadOutput>, ToolError> {
+    let (total, shown) = match extracted {
+        PdfText::Encrypted => {
+            return Err(ToolError::failure(format!(
+                "PDF is encrypted: {resource}. It needs a password, so its text cannot be read."
+            )));
+        }
+        PdfText::Broken(reason) => return Err(unreadable(resource, &reason)),
+        PdfText::OutOfRange { total } => {
+            return Err(ToolError::failure(format!(
+                "Offset {} is out of range for this file ({total} pages)",
+                span.offset
+            )));
+        }
+        PdfText::Pages { total, pages } => (total, pages),
+    };
     let last = shown.last().map_or(span.offset, |page| page.number);
     let next = (last < total).then_some(last + 1);
     let has_text = shown
