@@ -309,6 +309,14 @@ fn python_sdk_over_http_with_token_origin_and_body_checks() {
     python_scenario("http");
 }
 
+/// One session reads every hostile file that once ended all sessions (PDFs that recurse,
+/// repeat or inflate without end, terminal output that pads itself, a huge pattern) while a
+/// second session of the same server keeps reading.
+#[test]
+fn python_sdk_a_session_fed_hostile_files_leaves_the_other_working() {
+    python_scenario("hostile");
+}
+
 #[test]
 fn http_on_a_non_loopback_address_needs_listen_and_a_token_file() {
     let ws = Workspace::new();

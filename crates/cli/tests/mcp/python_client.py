@@ -14,6 +14,8 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 SCENARIO, TACKLE, WORKDIR, DATADIR = sys.argv[1:5]
+# hostile.py sits beside this script.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def server(*extra):
@@ -157,25 +159,33 @@ async def elicitation():
             assert len(answers) == 2 and "bash" in answers[0], answers
 
 
-async def over_http():
+TOKEN = "s3cret-token-for-the-test"
+
+
+def http_server(*extra):
+    """`tackle serve --http` on a free loopback port with a token file: (process, url)."""
     import socket
     import subprocess
-
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     token_file = os.path.join(DATADIR, "token")
     with open(token_file, "w") as f:
-        f.write("s3cret-token-for-the-test\n")
+        f.write(TOKEN + "\n")
     proc = subprocess.Popen(
         [TACKLE, "serve", "--data-dir", DATADIR, "--dir", WORKDIR, "--ask", "allow-once",
-         "--http", f"127.0.0.1:{port}", "--token-file", token_file],
+         "--http", f"127.0.0.1:{port}", "--token-file", token_file, *extra],
         stdin=subprocess.DEVNULL,
     )
-    url = f"http://127.0.0.1:{port}/mcp"
+    return proc, f"http://127.0.0.1:{port}/mcp"
+
+
+async def over_http():
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    proc, url = http_server()
     try:
         init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
@@ -200,14 +210,14 @@ async def over_http():
                     "params": {"name": "bash", "arguments": {"command": "touch pwned"}}}
             await raw.post(url, json=call, headers={**accept, "Authorization": "Bearer wrong"})
             assert not os.path.exists(os.path.join(WORKDIR, "pwned"))
-            good = {**accept, "Authorization": "Bearer s3cret-token-for-the-test"}
+            good = {**accept, "Authorization": f"Bearer {TOKEN}"}
             evil = await raw.post(url, json=init,
                                   headers={**good, "Origin": "http://evil.example"})
             assert evil.status_code == 403, (evil.status_code, evil.text)
             huge = await raw.post(url, content=b"[" + b" " * (5 << 20) + b"]", headers=good)
             assert huge.status_code == 413, huge.status_code
 
-        client = httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret-token-for-the-test"})
+        client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"})
         async with client:
             async with streamable_http_client(url, http_client=client) as (read, write):
                 async with ClientSession(read, write) as session:
@@ -221,6 +231,86 @@ async def over_http():
                     assert "over-http" in text(bash), bash
                     unknown = await session.call_tool("nope", {})
                     assert unknown.is_error
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+async def survives_hostile_files():
+    """One session reads every hostile file while another keeps working on the same server."""
+    import anyio
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    import hostile
+
+    pdfs = hostile.write_all(WORKDIR)
+    proc, url = http_server()
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    try:
+        deadline = time.monotonic() + 30
+        async with httpx2.AsyncClient(headers=headers) as probe:
+            while True:
+                try:
+                    await probe.get(url)
+                    break
+                except httpx2.ConnectError:
+                    assert time.monotonic() < deadline, "tackle serve --http did not listen"
+                    await asyncio.sleep(0.1)
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=120) as client_a,
+            httpx2.AsyncClient(headers=headers, timeout=120) as client_b,
+            streamable_http_client(url, http_client=client_a) as (read_a, write_a),
+            streamable_http_client(url, http_client=client_b) as (read_b, write_b),
+            ClientSession(read_a, write_a) as attacker,
+            ClientSession(read_b, write_b) as bystander,
+        ):
+            await attacker.initialize()
+            await bystander.initialize()
+            attacks_done = anyio.Event()
+            bystander_reads = 0
+
+            async def keep_working():
+                nonlocal bystander_reads
+                while not attacks_done.is_set():
+                    hello = await bystander.call_tool("read", {"path": "hello.txt"})
+                    assert "1: hello world" in text(hello), text(hello)
+                    bystander_reads += 1
+                    await anyio.sleep(0.05)
+
+            async def attack():
+                try:
+                    for name in pdfs:
+                        started = time.monotonic()
+                        result = await attacker.call_tool("read", {"path": name})
+                        said = text(result)
+                        assert result.is_error, (name, said[:500])
+                        assert "PDF could not be read" in said, (name, said[:500])
+                        assert time.monotonic() - started < 60, name
+                    shown = await attacker.call_tool(
+                        "bash", {"command": f"cat {hostile.CURSOR_FORWARD}"})
+                    assert len(text(shown)) < 64 * 1024, len(text(shown))
+                    job = await attacker.call_tool("bash", {
+                        "command": f"cat {hostile.CURSOR_FORWARD}; sleep 0.2",
+                        "background": True})
+                    assert not job.is_error, text(job)
+                    await anyio.sleep(0.5)
+                    output = await attacker.call_tool("job_output", {"id": "job_1"})
+                    assert len(text(output)) < 64 * 1024, len(text(output))
+                    pattern = await attacker.call_tool(
+                        "grep", {"pattern": "a" * (3 << 20)})
+                    assert pattern.is_error, text(pattern)[:500]
+                    # The attacker's own session goes on too.
+                    hello = await attacker.call_tool("read", {"path": "hello.txt"})
+                    assert "1: hello world" in text(hello), text(hello)
+                finally:
+                    attacks_done.set()
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(keep_working)
+                group.start_soon(attack)
+            assert bystander_reads > 0
+        assert proc.poll() is None, f"tackle serve died: {proc.returncode}"
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -348,6 +438,7 @@ SCENARIOS = {
     "roots": roots,
     "resources": resources,
     "http": over_http,
+    "hostile": survives_hostile_files,
     "basics": basics,
     "deny": deny_by_default,
     "cancel": cancel,
