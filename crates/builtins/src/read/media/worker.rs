@@ -16,12 +16,13 @@
 use std::io::{self, Read as _, Write as _};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::{ExitCode, ExitStatus, Stdio};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::job::{Decoded, Job, decode};
@@ -39,6 +40,13 @@ pub(crate) const DECODE_STACK: usize = 64 * 1024 * 1024;
 /// a notebook's page carries at most that much in images, and a PDF's page text is bounded by
 /// the content the limits let through.
 pub(crate) const MAX_REPLY_BYTES: u64 = 64 * 1024 * 1024;
+/// Decodes under way at once in this process, in workers and on threads together. Each may
+/// map [`WORKER_ADDRESS_SPACE`], so sessions that all read hostile files at the same moment
+/// take at most four times that, not once per session; more would only contend for the cores.
+pub(crate) const MAX_CONCURRENT_DECODES: usize = 4;
+/// The decodes under way: a read waits for a place within its deadline.
+static DECODES: LazyLock<Arc<Semaphore>> =
+    LazyLock::new(|| Arc::new(Semaphore::new(MAX_CONCURRENT_DECODES)));
 /// The largest request header (the job, in JSON).
 const MAX_HEADER_BYTES: u32 = 64 * 1024;
 
@@ -87,10 +95,24 @@ pub(crate) async fn run(
     timeout: Duration,
     cancel: &CancellationToken,
 ) -> Result<Decoded, Failure> {
-    match worker {
-        Some(worker) => in_worker(worker, &job, &data, timeout, cancel).await,
-        None => in_process(job, data, timeout, cancel).await,
-    }
+    let started = tokio::time::Instant::now();
+    let permit = tokio::select! {
+        permit = Arc::clone(&DECODES).acquire_owned() => permit
+            .map_err(|_| Failure::Other("the decoder could not be started".to_owned()))?,
+        () = tokio::time::sleep(timeout) => return Err(Failure::Timeout(timeout)),
+        () = cancel.cancelled() => return Err(Failure::Cancelled),
+    };
+    // The wait for a place counts against the call's deadline.
+    let left = timeout.saturating_sub(started.elapsed());
+    let decoded = match worker {
+        // The place is given back when the worker has been waited for.
+        Some(worker) => in_worker(worker, &job, &data, left, cancel).await,
+        None => in_process(job, data, left, permit, cancel).await,
+    };
+    decoded.map_err(|failure| match failure {
+        Failure::Timeout(_) => Failure::Timeout(timeout),
+        other => other,
+    })
 }
 
 enum End {
@@ -210,11 +232,13 @@ fn died(status: ExitStatus) -> String {
 
 /// Decodes on a thread of this process with [`DECODE_STACK`]. The decoders' limits bound what
 /// a hostile file costs; past the deadline the call returns but the thread runs to its end
-/// (a thread cannot be killed), which those limits keep short.
+/// (a thread cannot be killed), which those limits keep short; it keeps its place among the
+/// decodes under way (`permit`) until it ends, so abandoned threads cannot pile up.
 async fn in_process(
     job: Job,
     data: Arc<Vec<u8>>,
     timeout: Duration,
+    permit: OwnedSemaphorePermit,
     cancel: &CancellationToken,
 ) -> Result<Decoded, Failure> {
     let (send, receive) = tokio::sync::oneshot::channel();
@@ -224,6 +248,7 @@ async fn in_process(
         .spawn(move || {
             let decoded = catch_unwind(AssertUnwindSafe(|| decode(job, &data)));
             let _ = send.send(decoded.ok());
+            drop(permit);
         })
         .map_err(|err| Failure::Other(format!("the decoder could not be started: {err}")))?;
     tokio::select! {
@@ -304,4 +329,57 @@ fn read_request() -> Option<(Request, Vec<u8>)> {
         .read_to_end(&mut data)
         .ok()?;
     (data.len() as u64 <= MAX_MEDIA_BYTES).then_some((request, data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With every place taken, a read waits for one only until its deadline or its
+    /// cancellation, and starts nothing meanwhile (the worker named does not exist: starting
+    /// it would be a different failure).
+    #[tokio::test]
+    async fn a_decode_past_the_cap_waits_only_until_its_deadline() {
+        let held = Arc::clone(&DECODES)
+            .acquire_many_owned(MAX_CONCURRENT_DECODES as u32)
+            .await
+            .unwrap();
+        let worker = MediaWorker::new("/nonexistent/tackle-media-worker", Vec::<String>::new());
+        let data = Arc::new(b"%PDF-1.7".to_vec());
+        let job = || {
+            Job::Pdf(super::super::pdf::PdfPages {
+                offset: 1,
+                limit: 1,
+                max_lines: 10,
+                max_bytes: 1000,
+            })
+        };
+        let limit = Duration::from_millis(200);
+        let cancel = CancellationToken::new();
+        let waited = run(Some(&worker), job(), Arc::clone(&data), limit, &cancel).await;
+        assert!(
+            matches!(waited, Err(Failure::Timeout(t)) if t == limit),
+            "{waited:?}"
+        );
+        cancel.cancel();
+        let cancelled = run(
+            None,
+            job(),
+            Arc::clone(&data),
+            Duration::from_secs(60),
+            &cancel,
+        )
+        .await;
+        assert!(
+            matches!(cancelled, Err(Failure::Cancelled)),
+            "{cancelled:?}"
+        );
+        // A place given back is taken at once: now the missing program is what fails.
+        drop(held);
+        let started = run(Some(&worker), job(), data, limit, &CancellationToken::new()).await;
+        assert!(
+            matches!(&started, Err(Failure::Other(why)) if why.starts_with("the decoder could not be started")),
+            "{started:?}"
+        );
+    }
 }
