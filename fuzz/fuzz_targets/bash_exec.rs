@@ -47,7 +47,7 @@ fn setup() -> &'static Setup {
             })),
         );
         let mut options = BashOptions::default();
-        options.shell = sandbox.shell.clone();
+        options.shell = Some(sandbox.shell.clone());
         options.env = Some(sandbox.env(&home));
         let services = LocationServices::new(
             Location::new(&root).expect("a Location"),
