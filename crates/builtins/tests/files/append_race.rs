@@ -49,6 +49,7 @@ const EDIT: Change = Change {
     pause: "0.005",
 };
 
+#[cfg(feature = "apply-patch")]
 const PATCH: Change = Change {
     tool: "apply_patch",
     input: |_, n| {
