@@ -6,6 +6,7 @@
 //! line counts with its `N: ` number ([`numbered_len`]), so a page never needs settle's cut.
 
 use std::fmt::Write as _;
+use std::sync::LazyLock;
 
 use tackle_tool_core::{Budget, count_lines};
 
@@ -22,28 +23,57 @@ pub(crate) fn page_lines(budget: &Budget) -> usize {
 /// the page's largest frame (its tags, the blank line before the hint, the longest hint and
 /// one note, with numbers of 20 digits), at least one line and one byte.
 pub(crate) fn line_room(path: &str, budget: &Budget) -> Budget {
-    let frame = text_page(
-        path,
-        1,
-        std::iter::empty(),
-        Hint::longest(),
-        &[longest_note()],
-    );
-    less(budget, &frame)
+    static FRAME: LazyLock<Size> = LazyLock::new(|| {
+        Size::of(&text_page(
+            "",
+            1,
+            std::iter::empty(),
+            Hint::longest(),
+            &[longest_note()],
+        ))
+    });
+    less(budget, FRAME.with(path))
 }
 
 /// What the entries of a directory page of `path` may take within `budget` (each with its
 /// newline), the largest frame taken first.
 pub(crate) fn entry_room(path: &str, budget: &Budget) -> Budget {
-    let frame = list_page(path, &[], u64::MAX, u64::MAX, Some(u64::MAX));
-    less(budget, &frame)
+    static FRAME: LazyLock<Size> =
+        LazyLock::new(|| Size::of(&list_page("", &[], u64::MAX, u64::MAX, Some(u64::MAX))));
+    less(budget, FRAME.with(path))
 }
 
-fn less(budget: &Budget, frame: &str) -> Budget {
-    let lines = usize::try_from(count_lines(frame.as_bytes())).unwrap_or(usize::MAX);
+/// The lines and bytes of a page's frame. Measured once for an empty path: the path stands in
+/// the frame verbatim, so a page's frame is that plus the path itself.
+#[derive(Debug, Clone, Copy)]
+struct Size {
+    lines: usize,
+    bytes: usize,
+}
+
+impl Size {
+    fn of(text: &str) -> Self {
+        Self {
+            lines: usize::try_from(count_lines(text.as_bytes())).unwrap_or(usize::MAX),
+            bytes: text.len(),
+        }
+    }
+
+    /// This frame around `path`.
+    fn with(self, path: &str) -> Self {
+        Self {
+            lines: self
+                .lines
+                .saturating_add(memchr::memchr_iter(b'\n', path.as_bytes()).count()),
+            bytes: self.bytes.saturating_add(path.len()),
+        }
+    }
+}
+
+fn less(budget: &Budget, frame: Size) -> Budget {
     Budget::new(
-        budget.max_lines.saturating_sub(lines).max(1),
-        budget.max_bytes.saturating_sub(frame.len()).max(1),
+        budget.max_lines.saturating_sub(frame.lines).max(1),
+        budget.max_bytes.saturating_sub(frame.bytes).max(1),
     )
 }
 
