@@ -215,10 +215,7 @@ impl Health {
     }
 
     pub(crate) fn recovered(&self) {
-        let mut failure = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
-        if failure.is_some() {
-            *failure = None;
-        }
+        *self.failure.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
 
     pub(crate) fn failure(&self) -> Option<String> {

@@ -121,25 +121,24 @@ impl Writer {
 
     fn write(&mut self, entries: &mut [Entry]) {
         let count = entries.len() as u64;
-        let appended = self.append(entries);
-        if appended.is_ok() {
-            self.health.recovered();
-        }
-        if let Err(err) = appended {
-            self.health.failed(&err.to_string());
-            self.lost += count;
-            // The file is reopened next time: the disk may have room again, the directory
-            // may be back.
-            self.file = None;
-            self.known_len = None;
-            if !self.warned {
-                self.warned = true;
-                tracing::warn!(
-                    path = %self.target.path.display(),
-                    %err,
-                    "cannot write the audit log; calls go on, and the records lost are counted \
-                     in a gap record once it can be written again"
-                );
+        match self.append(entries) {
+            Ok(()) => self.health.recovered(),
+            Err(err) => {
+                self.health.failed(&err.to_string());
+                self.lost += count;
+                // The file is reopened next time: the disk may have room again, the directory
+                // may be back.
+                self.file = None;
+                self.known_len = None;
+                if !self.warned {
+                    self.warned = true;
+                    tracing::warn!(
+                        path = %self.target.path.display(),
+                        %err,
+                        "cannot write the audit log; calls go on, and the records lost are counted \
+                         in a gap record once it can be written again"
+                    );
+                }
             }
         }
     }

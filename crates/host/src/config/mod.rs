@@ -14,9 +14,10 @@
 //! Likewise the settings that would widen what a tool reaches or reveals ([`TRUSTED_KEYS`]:
 //! the shell, the credentials commands see, the local addresses webfetch reaches, the variable
 //! whose value websearch sends, skill directories, MCP servers, the audit log, and the retention
-//! and quota of the saved outputs every session shares) are ignored in an untrusted project file, with a warning; its limits and timeouts apply only where they tighten the value
-//! they override (`tighten`), a looser one is ignored with a warning. `tackle config` shows
-//! what was ignored and where it came from.
+//! and quota of the saved outputs every session shares) are ignored in an untrusted project
+//! file, with a warning; its limits and timeouts apply only where they tighten the value they
+//! override (`tighten`), a looser one is ignored with a warning. `tackle config` shows what was
+//! ignored and where it came from.
 
 mod defaults;
 mod file;
