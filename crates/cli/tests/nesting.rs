@@ -2,15 +2,15 @@
 //! nesting stops at depth one with a clear message, the processes stay bounded, and nothing
 //! outlives the top server.
 
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::process::{Command, Stdio};
+use std::process::Command;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::Workspace;
+use crate::serve::Server;
 
 const ANSWER: Duration = Duration::from_secs(60);
 
@@ -87,16 +87,6 @@ fn watch(
     })
 }
 
-/// The top server, killed if the test fails before it exits.
-struct Top(std::process::Child);
-
-impl Drop for Top {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Failed before: the servers started one another without end (the watcher counted far
 /// more than two and ended them).
 #[test]
@@ -107,57 +97,10 @@ fn a_configuration_that_serves_itself_nests_once_and_nothing_outlives_the_top() 
     let stop = Arc::new(AtomicBool::new(false));
     let most = Arc::new(AtomicUsize::new(0));
     let watcher = watch(marker.clone(), 2, Arc::clone(&stop), Arc::clone(&most));
-    let mut top = Top(Command::new(env!("CARGO_BIN_EXE_tackle"))
-        .arg("--data-dir")
-        .arg(ws.data.path())
-        .args(["serve", "--ask", "allow-once", "--dir"])
-        .arg(ws.dir.path())
-        .env("HOME", ws.data.path())
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("TACKLE_MCP_DEPTH")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap());
-    let mut stdin = top.0.stdin.take().unwrap();
-    let (lines_tx, lines) = mpsc::channel();
-    let stdout = top.0.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if lines_tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    // Owns standard input: dropping it ends the session.
-    let mut send = move |message: Value| {
-        stdin.write_all(message.to_string().as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    };
-    let answer = |id: u64| loop {
-        let Ok(line) = lines.recv_timeout(ANSWER) else {
-            panic!(
-                "no answer from tackle serve; at most {} of its processes ran at once",
-                most.load(Ordering::Relaxed)
-            );
-        };
-        let message: Value = serde_json::from_str(&line).unwrap();
-        if message["id"] == id {
-            return message;
-        }
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"}}}),
-    );
-    answer(0);
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
-    let listed = answer(1);
+    let mut top = Server::start_in(ws, &["--ask", "allow-once"], &[]);
+    top.initialize();
+    top.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let listed = top.answer(1);
     let names: Vec<&str> = listed["result"]["tools"]
         .as_array()
         .unwrap()
@@ -173,9 +116,10 @@ fn a_configuration_that_serves_itself_nests_once_and_nothing_outlives_the_top() 
 
     // A command of the nested server, in flight when the top goes: it must go too.
     let sleeper = format!("300.{}", std::process::id());
-    send(
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "nested_bash", "arguments": {"command": format!("sleep {sleeper}")}}}),
+    top.call(
+        2,
+        "nested_bash",
+        &json!({"command": format!("sleep {sleeper}")}),
     );
     let deadline = Instant::now() + ANSWER;
     while processes_with(&sleeper).is_empty() {
@@ -185,12 +129,8 @@ fn a_configuration_that_serves_itself_nests_once_and_nothing_outlives_the_top() 
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    drop(send);
-    let deadline = Instant::now() + ANSWER;
-    while top.0.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "the top server did not exit");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // Closing its input ends the top server's session, and the server.
+    top.close();
     stop.store(true, Ordering::Release);
     watcher.join().unwrap();
     assert_eq!(

@@ -94,7 +94,7 @@ fn python_sdk_roots_list_changed_moves_the_session_and_calls_in_flight_finish() 
 }
 
 /// `tackle serve` with raw pipes: every stdout line arrives on a channel.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -108,7 +108,45 @@ impl Server {
         Self::start_in(ws, extra, &[])
     }
 
-    fn send(&mut self, message: &str) {
+    /// [`Server::start`] in `ws`, with `env` added to tackle's environment.
+    pub(crate) fn start_in(ws: Workspace, extra: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tackle"))
+            .arg("--data-dir")
+            .arg(ws.data.path())
+            .arg("serve")
+            .arg("--dir")
+            .arg(ws.dir.path())
+            .args(extra)
+            .env("HOME", ws.data.path())
+            .env_remove("XDG_CONFIG_HOME")
+            // A test run inside a server tackle started must not look nested.
+            .env_remove("TACKLE_MCP_DEPTH")
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Self {
+            child,
+            stdin,
+            lines,
+            _ws: ws,
+        }
+    }
+
+    pub(crate) fn send(&mut self, message: &str) {
         let stdin = self.stdin.as_mut().unwrap();
         stdin.write_all(message.as_bytes()).unwrap();
         stdin.write_all(b"\n").unwrap();
@@ -128,7 +166,7 @@ impl Server {
     }
 
     /// The answer to request `id`, skipping notifications.
-    fn answer(&self, id: u64) -> Value {
+    pub(crate) fn answer(&self, id: u64) -> Value {
         loop {
             let message = self.recv();
             if message["id"] == id {
@@ -137,7 +175,7 @@ impl Server {
         }
     }
 
-    fn initialize(&mut self) {
+    pub(crate) fn initialize(&mut self) {
         self.send(
             &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
                 "protocolVersion": "2025-06-18", "capabilities": {},
@@ -149,7 +187,7 @@ impl Server {
         self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     }
 
-    fn call(&mut self, id: u64, name: &str, arguments: &Value) {
+    pub(crate) fn call(&mut self, id: u64, name: &str, arguments: &Value) {
         self.send(
             &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                 "params": {"name": name, "arguments": arguments}})
@@ -158,7 +196,7 @@ impl Server {
     }
 
     /// Closes stdin and waits for the process to exit.
-    fn close(&mut self) -> std::process::ExitStatus {
+    pub(crate) fn close(&mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
         let deadline = Instant::now() + ANSWER;
         loop {
@@ -521,42 +559,4 @@ fn the_programs_that_start_jobs_are_never_taken_from_path() {
     assert!(server.close().success());
     assert!(used.is_empty(), "taken from PATH: {used:?}");
     assert!(processes_with(marker).is_empty());
-}
-
-impl Server {
-    /// [`Server::start`] in `ws`, with `env` added to tackle's environment.
-    fn start_in(ws: Workspace, extra: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tackle"))
-            .arg("--data-dir")
-            .arg(ws.data.path())
-            .arg("serve")
-            .arg("--dir")
-            .arg(ws.dir.path())
-            .args(extra)
-            .env("HOME", ws.data.path())
-            .env_remove("XDG_CONFIG_HOME")
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Self {
-            child,
-            stdin,
-            lines,
-            _ws: ws,
-        }
-    }
 }
